@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolbd's configuration: YAML (libyaml) -> typed struct with defaults
+ * and range checks. Every error is reported as "FILE:LINE:COL: message" on
+ * the given stream; loading goes on after an error to report as many as
+ * it can, then fails. No DPDK here. Reference: docs/configuration.md.
+ */
+#ifndef TURBOLB_CONFIG_H
+#define TURBOLB_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "turbolb/credit_ring.h"
+#include "turbolb/load_view.h"
+#include "turbolb/policy.h"
+#include "turbolb/proto.h"
+
+#define TLB_CFG_STR_MAX 256  /* device names, devargs, paths */
+#define TLB_CFG_MAX_VDEVS 32
+#define TLB_CFG_MAX_EAL_ARGS 32
+#define TLB_CFG_MAX_LCORES 64
+
+enum tlb_credit_mode {
+	TLB_CREDITS_RING = 0,   /* completions from the credit ring */
+	TLB_CREDITS_INBAND = 1, /* completions counted from responses */
+};
+
+enum tlb_log_level { /* same numbers as RTE_LOG_* */
+	TLB_LOG_EMERG = 1, TLB_LOG_ALERT, TLB_LOG_CRIT, TLB_LOG_ERR,
+	TLB_LOG_WARNING, TLB_LOG_NOTICE, TLB_LOG_INFO, TLB_LOG_DEBUG,
+};
+
+/* A port, or a queue of a port, named by its DPDK device name
+ * ("net_memif0", "0000:03:00.0", "0000:03:00.0_representor_vf2"). */
+struct tlb_port_ref {
+	char port[TLB_CFG_STR_MAX];
+	uint16_t queue;
+};
+
+struct tlb_target_cfg {
+	uint32_t core; /* host core id: 0 .. n_targets-1, each exactly once */
+	struct tlb_port_ref ref;
+};
+
+struct tlb_config {
+	char path[TLB_CFG_STR_MAX]; /* file it came from */
+
+	struct {
+		uint32_t main_lcore;                 /* default 0 */
+		uint32_t memory_mb;                  /* -m; default 256 */
+		bool no_huge;                        /* default false */
+		bool no_pci;                         /* default false */
+		char file_prefix[TLB_CFG_STR_MAX];   /* default "turbolbd" */
+		char *vdevs[TLB_CFG_MAX_VDEVS];      /* --vdev, in order */
+		unsigned int n_vdevs;
+		char *args[TLB_CFG_MAX_EAL_ARGS];    /* extra EAL arguments */
+		unsigned int n_args;
+	} eal;
+
+	struct {
+		uint32_t lcores[TLB_CFG_MAX_LCORES]; /* datapath lcores */
+		unsigned int n_lcores;               /* default 1: lcore 1 */
+		uint32_t burst;                      /* 1..512, default 32 */
+		uint32_t tx_flush_us;                /* 1..10000, default 100 */
+		uint32_t idle_sleep_us;              /* 0: busy poll (default) */
+		uint32_t rx_desc, tx_desc;           /* default 1024 each */
+		uint32_t mbufs;                      /* 0: sized automatically */
+	} datapath;
+
+	struct {
+		struct tlb_port_ref uplink;          /* required */
+		bool has_default_target;
+		struct tlb_port_ref default_target;  /* slow path for non-RPC */
+		struct tlb_target_cfg targets[TLB_MAX_CORES]; /* by core id */
+		unsigned int n_targets;              /* required, >= 1 */
+	} ports;
+
+	struct {
+		uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* default [9000] */
+		unsigned int n_udp_ports;
+	} rpc;
+
+	struct {
+		char name[TLB_POLICY_NAME_MAX];      /* default "jsq" */
+		struct tlb_policy_params params;
+	} policy;
+
+	struct {
+		uint32_t capacity;                   /* NIC-side FIFO; default 4096 */
+	} fifo;
+
+	struct {
+		uint32_t entries;  /* multi-packet affinity table; default 4096 */
+		uint32_t timeout_us;                 /* default 1000 */
+	} affinity;
+
+	struct {
+		enum tlb_credit_mode credits;        /* default ring */
+		char credit_ring[TLB_CR_NAME_MAX];   /* default "/turbolb-credits" */
+		uint32_t ring_size;                  /* power of 2; default 1024 */
+		uint32_t stale_timeout_us;           /* default 10000 */
+		char group[TLB_CFG_STR_MAX];         /* may read the ring; "" */
+	} host;
+
+	struct {
+		bool enabled;                        /* default true */
+	} telemetry;
+
+	struct {
+		enum tlb_log_level level;            /* default info */
+	} log;
+};
+
+/* Fills every field with its default (no targets, no uplink). */
+void tlb_config_defaults(struct tlb_config *cfg);
+
+/* Loads path into cfg (defaults first). Returns the number of errors, each
+ * printed to errs as "FILE:LINE:COL: message"; 0 means cfg is valid.
+ * Whatever the result, call tlb_config_free() on cfg afterwards. */
+int tlb_config_load(const char *path, struct tlb_config *cfg, FILE *errs);
+
+/* Same, from a buffer; `name` stands for FILE in messages. */
+int tlb_config_load_buffer(const char *name, const char *text, size_t len,
+			   struct tlb_config *cfg, FILE *errs);
+
+void tlb_config_free(struct tlb_config *cfg);
+
+/* One line: "policy jsq, 4 targets, uplink net_memif0, 1 datapath lcore". */
+void tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len);
+
+/* Name of a credit mode / log level as written in YAML. */
+const char *tlb_credit_mode_str(enum tlb_credit_mode m);
+const char *tlb_log_level_str(enum tlb_log_level l);
+
+#endif /* TURBOLB_CONFIG_H */

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The credit ring: a POSIX shared-memory region through which host cores
+ * tell the NIC side what they completed, whether they run, and that they
+ * are alive. No DPDK. Each host core owns one slot: a single-producer
+ * (that host core) / single-consumer (the dispatcher) ring of credit
+ * records, plus its run-state word and heartbeat.
+ *
+ * Region layout (all little-endian host memory, offsets in bytes):
+ *
+ *   0      struct tlb_cr_header          (one cache line, 64 bytes)
+ *   64     struct tlb_cr_slot[n_cores]   (each slot is 192 bytes of
+ *                                         control lines followed by
+ *                                         ring_size records of 32 bytes)
+ *
+ *   slot: line 0  prod_head   (written by the host core, release)
+ *         line 1  cons_tail   (written by the NIC side, release)
+ *         line 2  state, heartbeat, doorbell (host writes state and
+ *                 heartbeat; the NIC side writes the doorbell)
+ *         then    struct tlb_credit ring[ring_size]
+ *
+ * Who creates it: the NIC side (turbolbd) creates the region (mode 0600 by
+ * default) with a fresh nic_epoch. A host process attaches, checks magic,
+ * version and size, and bumps host_epoch: the NIC side sees the change,
+ * resets its view of that host and starts over. Producers index with free
+ * running 32-bit counters masked by ring_size - 1 (a power of two).
+ */
+#ifndef TURBOLB_CREDIT_RING_H
+#define TURBOLB_CREDIT_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TLB_CR_MAGIC 0x544c4352u /* "TLCR" */
+#define TLB_CR_VERSION 1u
+#define TLB_CR_NAME_MAX 64
+#define TLB_CR_MAX_CORES 256u
+#define TLB_CR_MAX_RING 65536u
+
+enum tlb_core_run_state {
+	TLB_RUN_OFFLINE = 0, /* no host thread attached to this core */
+	TLB_RUN_RUNNING = 1, /* thread is polling or serving */
+	TLB_RUN_PARKED = 2,  /* thread is about to block or yield */
+};
+
+/* One credit record: a batch of completions of one host core. */
+struct tlb_credit {
+	uint32_t completions; /* requests completed in this batch */
+	uint32_t reserved;
+	uint64_t work_ns;     /* sum of the work_ns the NIC charged them */
+	uint64_t service_ns;  /* sum of their measured service times */
+	uint64_t host_ts_ns;  /* host CLOCK_MONOTONIC when posted */
+};
+
+struct tlb_cr_header {
+	uint32_t magic;
+	uint32_t version;
+	uint64_t size;      /* total bytes of the region */
+	uint32_t n_cores;
+	uint32_t ring_size; /* records per core, power of two */
+	uint64_t nic_epoch;  /* set by the NIC side at create */
+	uint64_t host_epoch; /* bumped by each host attach (atomic) */
+	uint32_t nic_pid;
+	uint32_t flags;     /* TLB_CR_F_* */
+	uint8_t pad[16];
+};
+
+#define TLB_CR_F_CLOSED 0x1u /* NIC side went away: host must reattach */
+
+/* Opaque handle for either side. */
+struct tlb_cr;
+
+/* Bytes a region with these dimensions takes. */
+size_t tlb_cr_region_size(uint32_t n_cores, uint32_t ring_size);
+
+/* ---- NIC side ---- */
+
+/* Creates (replacing any old one) the region `name` ("/turbolb-credits")
+ * with the given mode (0600 unless a group is granted read). Returns 0, or
+ * -1 with err filled. */
+int tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
+		  mode_t mode, struct tlb_cr **out, char *err, size_t errlen);
+
+/* Drains at most max records of core's ring into out. Returns the count. */
+unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,
+			  struct tlb_credit *out, unsigned int max);
+
+enum tlb_core_run_state tlb_cr_state(const struct tlb_cr *cr, uint32_t core);
+uint64_t tlb_cr_heartbeat(const struct tlb_cr *cr, uint32_t core);
+
+/* Returns the host epoch now in the region (0: no host attached yet). */
+uint64_t tlb_cr_host_epoch(const struct tlb_cr *cr);
+
+/* Rings core's doorbell (a counter the host side's kick agent watches). */
+void tlb_cr_ring_doorbell(struct tlb_cr *cr, uint32_t core);
+
+/* Marks the region closed and unmaps; unlink removes the name too. */
+void tlb_cr_destroy(struct tlb_cr *cr, bool unlink);
+
+/* ---- host side ---- */
+
+/* Attaches to an existing region, validating magic, version, size and
+ * dimensions; on any mismatch returns -1 with a clear err and writes
+ * nothing to the region. On success bumps host_epoch, resets the consumer
+ * and producer positions it owns, and returns 0. */
+int tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
+		  size_t errlen);
+
+/* Validates a region held in memory (used by attach and by the fuzzer):
+ * returns 0 if buf[0..len) is a well-formed region. Never writes. */
+int tlb_cr_validate(const void *buf, size_t len, char *err, size_t errlen);
+
+/* Posts up to n records for core; returns how many fit (0 when full). */
+unsigned int tlb_cr_post(struct tlb_cr *cr, uint32_t core,
+			 const struct tlb_credit *recs, unsigned int n);
+
+void tlb_cr_set_state(struct tlb_cr *cr, uint32_t core,
+		      enum tlb_core_run_state st);
+void tlb_cr_beat(struct tlb_cr *cr, uint32_t core);
+
+/* Host side: doorbell count (the kick agent compares it to what it saw). */
+uint64_t tlb_cr_doorbell(const struct tlb_cr *cr, uint32_t core);
+
+/* True if the NIC side closed the region (host should reattach). */
+bool tlb_cr_closed(const struct tlb_cr *cr);
+
+/* Sets every core OFFLINE and unmaps. */
+void tlb_cr_detach(struct tlb_cr *cr);
+
+/* Accessors for both sides. */
+uint32_t tlb_cr_n_cores(const struct tlb_cr *cr);
+uint32_t tlb_cr_ring_size(const struct tlb_cr *cr);
+
+#endif /* TURBOLB_CREDIT_RING_H */

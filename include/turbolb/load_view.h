@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The load view: what the dispatcher knows about each host core. Policies
+ * read it; the datapath writes it. Every field has one writer (the
+ * dispatcher lcore that owns the view), so updates are plain relaxed
+ * stores, never atomic read-modify-writes; readers on other threads
+ * (telemetry) use relaxed loads and may see a slightly old value.
+ *
+ * outstanding(i)      = sent(i) - completed(i)
+ * outstanding_work(i) = sent_work_ns(i) - completed_work_ns(i)
+ */
+#ifndef TURBOLB_LOAD_VIEW_H
+#define TURBOLB_LOAD_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TLB_MAX_CORES 256u
+#define TLB_CACHE_LINE 64
+
+struct tlb_core_load {
+	/* written by the dispatcher when it steers a request */
+	uint64_t sent;
+	uint64_t sent_work_ns;
+	/* written by the dispatcher when a completion (credit or response)
+	 * is counted */
+	uint64_t completed;
+	uint64_t completed_work_ns;
+	/* written by the liveness check (also the dispatcher) */
+	uint64_t watch_completed; /* completed count at the last progress */
+	uint64_t watch_since_ns;  /* when that progress was seen */
+	/* eligibility: a core is picked only if online && !stale */
+	uint8_t online;  /* host side attached and not OFFLINE */
+	uint8_t stale;   /* outstanding work but no progress for too long */
+	uint8_t running; /* host thread reported RUNNING */
+	uint8_t pad[5];
+	uint64_t stale_events; /* times this core was marked stale */
+} __attribute__((aligned(TLB_CACHE_LINE)));
+
+struct tlb_load_view {
+	uint32_t n_cores;
+	struct tlb_core_load core[TLB_MAX_CORES];
+};
+
+/* All cores online, not stale, not running, counters zero. */
+void tlb_lv_init(struct tlb_load_view *lv, uint32_t n_cores);
+
+static inline uint64_t
+tlb_lv_load_u64(const uint64_t *p)
+{
+	return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+static inline void
+tlb_lv_store_u64(uint64_t *p, uint64_t v)
+{
+	__atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t
+tlb_lv_outstanding(const struct tlb_load_view *lv, uint32_t i)
+{
+	const struct tlb_core_load *c = &lv->core[i];
+
+	return tlb_lv_load_u64(&c->sent) - tlb_lv_load_u64(&c->completed);
+}
+
+static inline uint64_t
+tlb_lv_outstanding_work(const struct tlb_load_view *lv, uint32_t i)
+{
+	const struct tlb_core_load *c = &lv->core[i];
+
+	return tlb_lv_load_u64(&c->sent_work_ns) -
+	       tlb_lv_load_u64(&c->completed_work_ns);
+}
+
+static inline bool
+tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
+{
+	return lv->core[i].online && !lv->core[i].stale;
+}
+
+/* Writer side (the owning dispatcher only). */
+static inline void
+tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
+{
+	struct tlb_core_load *c = &lv->core[i];
+
+	tlb_lv_store_u64(&c->sent, c->sent + 1);
+	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
+}
+
+/* Counts n completions carrying work_ns of charged work in all. A
+ * completion that would make outstanding negative (a duplicate, or a
+ * response from before a reset) is clamped: it returns the number of
+ * completions that were not counted. */
+uint64_t tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
+			    uint64_t work_ns);
+
+void tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online);
+void tlb_lv_set_running(struct tlb_load_view *lv, uint32_t i, bool running);
+
+/* Forgets what is in flight at core i (its host side restarted): the
+ * outstanding count and work drop to zero. Returns the number of requests
+ * that were outstanding (stranded). */
+uint64_t tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i);
+
+/* Liveness, called periodically with a monotonic clock: a core with
+ * outstanding requests whose completed count has not moved for longer than
+ * timeout_ns is marked stale; a stale core that completes anything (or has
+ * nothing outstanding) is unmarked. Progress is observed at call
+ * granularity, so the dispatch path needs no clock. Returns the number of
+ * cores whose stale flag changed. */
+uint32_t tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
+			       uint64_t timeout_ns);
+
+#endif /* TURBOLB_LOAD_VIEW_H */

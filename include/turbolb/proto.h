@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb RPC wire protocol v1: build, parse and validate frames on plain
+ * byte buffers. No DPDK here: the daemon, the host side, the load generator
+ * and the tests all share this code. Layout: docs/protocol.md.
+ */
+#ifndef TURBOLB_PROTO_H
+#define TURBOLB_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TLB_RPC_MAGIC 0x5442u /* "TB" */
+#define TLB_RPC_VERSION 1u
+#define TLB_RPC_HDR_LEN 48u
+#define TLB_RPC_MAX_PKTS 64u /* bound on packets per message */
+#define TLB_RPC_MAX_PORTS 8u /* UDP ports one daemon serves */
+
+enum tlb_msg_type {
+	TLB_MSG_REQUEST = 1,
+	TLB_MSG_RESPONSE = 2,
+	TLB_MSG_ERROR = 3, /* NACK: status says why */
+};
+
+/* Header flags. */
+#define TLB_RPC_F_HINT 0x0001u /* svc_hint_ns is valid */
+
+/* The RPC header in host byte order. On the wire every field is big endian,
+ * at the offsets given in docs/protocol.md (48 bytes in all). */
+struct tlb_rpc_hdr {
+	uint16_t magic;
+	uint8_t version;
+	uint8_t type;        /* enum tlb_msg_type */
+	uint16_t flags;      /* TLB_RPC_F_* */
+	uint16_t svc_class;  /* service class (per-class averages in jlq) */
+	uint64_t req_id;     /* unique per client flow */
+	uint16_t pkt_idx;    /* 0 .. pkt_cnt-1 */
+	uint16_t pkt_cnt;    /* 1 .. TLB_RPC_MAX_PKTS */
+	uint16_t payload_len; /* payload bytes in this packet after the header */
+	uint16_t status;     /* responses/errors: 0 = ok, else enum tlb_rpc_status */
+	uint32_t svc_hint_ns; /* expected service time, if TLB_RPC_F_HINT */
+	uint32_t work_ns;    /* work the NIC charged; server echoes it */
+	uint64_t client_ts;  /* client timestamp; server echoes it */
+	uint16_t server_core; /* responses: host core that served it */
+	uint16_t reserved;   /* zero on send, ignored on receive */
+	uint32_t service_ns; /* responses: measured service time */
+};
+
+enum tlb_rpc_status {
+	TLB_RPC_ST_OK = 0,
+	TLB_RPC_ST_NOT_FOUND = 1,
+	TLB_RPC_ST_BAD_REQUEST = 2,
+	TLB_RPC_ST_OVERLOAD = 3,
+};
+
+/* What a frame is, once parsed. */
+enum tlb_frame_class {
+	TLB_FRAME_PASS = 0,  /* not an RPC for us: ARP, ICMP, ND, other ports */
+	TLB_FRAME_REQUEST,   /* RPC request (to one of our ports) */
+	TLB_FRAME_RESPONSE,  /* RPC response or error (from one of our ports) */
+};
+
+/* Parse errors: each failure has its own code and string. */
+enum tlb_parse_err {
+	TLB_PARSE_OK = 0,
+	TLB_PARSE_TRUNC_ETH,      /* shorter than an Ethernet header */
+	TLB_PARSE_TRUNC_VLAN,     /* 802.1Q tag cut short */
+	TLB_PARSE_TRUNC_IP,       /* shorter than the IP header */
+	TLB_PARSE_BAD_IP_VERSION, /* IP version field does not match ethertype */
+	TLB_PARSE_BAD_IHL,        /* IPv4 IHL < 5 or beyond the frame */
+	TLB_PARSE_BAD_IP_LEN,     /* IP total/payload length inconsistent */
+	TLB_PARSE_IP_FRAGMENT,    /* fragmented datagram to an RPC port */
+	TLB_PARSE_BAD_IP_EXT,     /* IPv6 extension header chain malformed */
+	TLB_PARSE_TRUNC_UDP,      /* shorter than a UDP header */
+	TLB_PARSE_BAD_UDP_LEN,    /* UDP length inconsistent with IP */
+	TLB_PARSE_TRUNC_RPC,      /* shorter than the RPC header */
+	TLB_PARSE_BAD_MAGIC,
+	TLB_PARSE_BAD_VERSION,
+	TLB_PARSE_BAD_TYPE,
+	TLB_PARSE_BAD_PAYLOAD_LEN, /* payload_len beyond the UDP datagram */
+	TLB_PARSE_BAD_PKT_COUNT,   /* pkt_cnt == 0 or > TLB_RPC_MAX_PKTS */
+	TLB_PARSE_BAD_PKT_INDEX,   /* pkt_idx >= pkt_cnt */
+	TLB_PARSE_ERR_MAX
+};
+
+/* Returns a constant lower-case identifier, e.g. "trunc_udp"; used as the
+ * drop-reason name in counters and telemetry. */
+const char *tlb_parse_err_str(enum tlb_parse_err err);
+
+/* Addresses of a frame. IPv4 addresses live in the first 4 bytes of the
+ * 16-byte fields, in network byte order; ports in host byte order. */
+struct tlb_flow_key {
+	uint8_t src_addr[16];
+	uint8_t dst_addr[16];
+	uint16_t src_port;
+	uint16_t dst_port;
+	uint8_t ip_version; /* 4 or 6 */
+	uint8_t proto;      /* IPPROTO_UDP for RPCs */
+};
+
+/* What the classifier needs to know. */
+struct tlb_parse_opts {
+	uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* host byte order */
+	unsigned int n_udp_ports;
+};
+
+struct tlb_parsed {
+	enum tlb_frame_class cls;
+	bool has_vlan;
+	uint16_t vlan_tci;
+	uint16_t l3_off;      /* offset of the IP header */
+	uint16_t l4_off;      /* offset of the UDP header (if UDP) */
+	uint16_t rpc_off;     /* offset of the RPC header (RPC frames only) */
+	uint16_t payload_off; /* offset of the RPC payload (RPC frames only) */
+	struct tlb_flow_key key; /* valid for IP frames */
+	struct tlb_rpc_hdr hdr;  /* valid for RPC frames */
+};
+
+/* Parses and classifies one whole frame starting at the Ethernet header.
+ * Never reads past buf[len). On TLB_PARSE_OK, out->cls says what it is;
+ * frames that are not IP/UDP to or from one of opts' ports are
+ * TLB_FRAME_PASS (not an error). A UDP datagram to/from an RPC port must
+ * be a valid RPC or it is an error. */
+enum tlb_parse_err tlb_parse_frame(const void *buf, size_t len,
+				   const struct tlb_parse_opts *opts,
+				   struct tlb_parsed *out);
+
+/* Header encode/decode on TLB_RPC_HDR_LEN bytes. decode checks nothing. */
+void tlb_rpc_hdr_encode(void *dst, const struct tlb_rpc_hdr *h);
+void tlb_rpc_hdr_decode(struct tlb_rpc_hdr *h, const void *src);
+
+/* Where a frame goes: L2 and L3 addresses, ports in host byte order. */
+struct tlb_frame_addrs {
+	uint8_t src_mac[6];
+	uint8_t dst_mac[6];
+	bool has_vlan;
+	uint16_t vlan_tci;
+	struct tlb_flow_key key; /* ip_version selects IPv4 or IPv6 */
+};
+
+/* Writes Ethernet [+ 802.1Q] + IP + UDP + RPC header + payload into buf.
+ * Sets h->payload_len from payload_len. Computes the IPv4 header checksum
+ * and the UDP checksum (mandatory for IPv6). Returns the frame length, or 0
+ * if cap is too small. */
+size_t tlb_build_frame(void *buf, size_t cap, const struct tlb_frame_addrs *a,
+		       const struct tlb_rpc_hdr *h, const void *payload,
+		       uint16_t payload_len);
+
+/* Turns a parsed request frame in place into its response: swaps MAC, IP
+ * and UDP addresses, rewrites the RPC header (type, status, server_core,
+ * service_ns; req_id, client_ts, work_ns and svc_class are echoed),
+ * truncates the payload to resp_payload_len bytes (which must fit in the
+ * frame's current payload room) and fixes lengths and checksums.
+ * Returns the new frame length, or 0 on error. */
+size_t tlb_make_response(void *buf, size_t len, const struct tlb_parsed *p,
+			 enum tlb_msg_type type, uint16_t status,
+			 uint16_t server_core, uint32_t service_ns,
+			 uint16_t resp_payload_len);
+
+/* True if a UDP port is one of ours. */
+static inline bool
+tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
+{
+	for (unsigned int i = 0; i < o->n_udp_ports; i++)
+		if (o->udp_ports[i] == port)
+			return true;
+	return false;
+}
+
+#endif /* TURBOLB_PROTO_H */

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs everything turbolb needs to build and test on Debian bookworm.
+# Idempotent and non-interactive: safe to run again.
+set -euo pipefail
+
+packages=(
+	build-essential gcc clang pkg-config meson ninja-build
+	libdpdk-dev dpdk-dev dpdk
+	libbsd-dev libcmocka-dev libyaml-dev
+	python3 iproute2 gnuplot-nox valgrind
+)
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+	sudo="sudo"
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup: all ${#packages[@]} packages already installed"
+	exit 0
+fi
+
+echo "setup: installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "setup: done"

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The test command: set-up, configure, build (gcc, clang, ASan+UBSan) and run
+# every test suite. Run from anywhere; builds live in build*/ at the top.
+#
+#   scripts/test.sh            everything
+#   SUITES="unit" scripts/test.sh   only some suites in the main build
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup"
+scripts/setup.sh
+
+# configure DIR [meson args...]: set up once, reconfigure when it exists.
+configure() {
+	local dir=$1
+	shift
+	if [ -f "$dir/build.ninja" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@"
+	fi
+}
+
+step "build with gcc (build/)"
+CC=gcc configure build
+ninja -C build
+
+step "build with clang (build-clang/)"
+CC=clang configure build-clang
+ninja -C build-clang
+
+step "build with ASan+UBSan (build-asan/)"
+CC=gcc configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
+ninja -C build-asan
+
+failed=0
+suites=${SUITES:-}
+
+step "meson test (build/)"
+suite_args=()
+for s in $suites; do suite_args+=(--suite "$s"); done
+meson test -C build --print-errorlogs -v "${suite_args[@]}" || failed=1
+
+step "meson test --suite unit under ASan+UBSan (build-asan/)"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+meson test -C build-asan --print-errorlogs -v --suite unit || failed=1
+
+step "summary"
+python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+import json, sys
+passed = failed = skipped = 0
+for path in sys.argv[1:]:
+    name = path.split('/')[0]
+    p = f = s = 0
+    with open(path) as fh:
+        for line in fh:
+            t = json.loads(line)
+            r = t.get('result')
+            if r == 'OK' or r == 'EXPECTEDFAIL':
+                p += 1
+            elif r == 'SKIP':
+                s += 1
+            else:
+                f += 1
+                print(f"  FAILED {name}: {t.get('name')} ({r})")
+    print(f"{name}: {p} passed, {f} failed, {s} skipped")
+    passed += p; failed += f; skipped += s
+print(f"total: {passed} passed, {failed} failed, {skipped} skipped")
+PY
+exit $failed

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Load view: per host core occupancy as the dispatcher sees it.
+ */
+#include <string.h>
+
+#include "turbolb/load_view.h"
+
+void
+tlb_lv_init(struct tlb_load_view *lv, uint32_t n_cores)
+{
+	memset(lv, 0, sizeof(*lv));
+	lv->n_cores = n_cores > TLB_MAX_CORES ? TLB_MAX_CORES : n_cores;
+	for (uint32_t i = 0; i < lv->n_cores; i++)
+		lv->core[i].online = 1;
+}
+
+uint64_t
+tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
+		   uint64_t work_ns)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint64_t out = c->sent - c->completed;
+	uint64_t out_work = c->sent_work_ns - c->completed_work_ns;
+	uint64_t extra = 0;
+
+	/* Never let outstanding go negative: a response for a request sent
+	 * before a reset of this core must not make it look idler than it
+	 * is. */
+	if (n > out) {
+		extra = n - out;
+		n = out;
+	}
+	if (work_ns > out_work)
+		work_ns = out_work;
+	tlb_lv_store_u64(&c->completed, c->completed + n);
+	tlb_lv_store_u64(&c->completed_work_ns, c->completed_work_ns + work_ns);
+	return extra;
+}
+
+void
+tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online)
+{
+	__atomic_store_n(&lv->core[i].online, online, __ATOMIC_RELAXED);
+}
+
+void
+tlb_lv_set_running(struct tlb_load_view *lv, uint32_t i, bool running)
+{
+	__atomic_store_n(&lv->core[i].running, running, __ATOMIC_RELAXED);
+}
+
+uint64_t
+tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint64_t stranded = c->sent - c->completed;
+
+	tlb_lv_store_u64(&c->completed, c->sent);
+	tlb_lv_store_u64(&c->completed_work_ns, c->sent_work_ns);
+	c->watch_completed = c->completed;
+	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
+	return stranded;
+}
+
+uint32_t
+tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
+		      uint64_t timeout_ns)
+{
+	uint32_t changed = 0;
+
+	for (uint32_t i = 0; i < lv->n_cores; i++) {
+		struct tlb_core_load *c = &lv->core[i];
+		bool progress = c->completed != c->watch_completed ||
+				c->sent == c->completed;
+		uint8_t stale = c->stale;
+
+		if (progress) {
+			c->watch_completed = c->completed;
+			c->watch_since_ns = now_ns;
+			stale = 0;
+		} else if (now_ns - c->watch_since_ns > timeout_ns) {
+			stale = 1;
+		}
+		if (stale != c->stale) {
+			if (stale)
+				tlb_lv_store_u64(&c->stale_events,
+						 c->stale_events + 1);
+			__atomic_store_n(&c->stale, stale, __ATOMIC_RELAXED);
+			changed++;
+		}
+	}
+	return changed;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * jbsq: join the shortest queue, bounded at k outstanding per core. When
+ * every eligible core holds k, the request is held (TLB_PICK_HOLD): the
+ * caller keeps it in its NIC-side FIFO and asks again as credits return,
+ * so queueing happens centrally, close to the cFCFS ideal.
+ */
+#include <stdio.h>
+
+#include "policy_impl.h"
+
+static int
+jbsq_check(const struct tlb_policy_params *params, char *err, size_t errlen)
+{
+	if (params->k < 1 || params->k > UINT16_MAX) {
+		snprintf(err, errlen, "jbsq: k=%u (must be 1..%u)", params->k,
+			 UINT16_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+jbsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
+	  const struct tlb_request_info *req)
+{
+	bool any;
+	int i = tlb_policy_argmin(p, lv, TLB_METRIC_REQUESTS, p->params.k,
+				  &any);
+
+	(void)req;
+	if (i >= 0)
+		return i;
+	return any ? TLB_PICK_HOLD : TLB_PICK_NONE;
+}
+
+const struct tlb_policy_ops tlb_policy_jbsq = {
+	.name = "jbsq",
+	.summary = "shortest queue bounded at k, else hold (jbsq:K)",
+	.check = jbsq_check,
+	.pick = jbsq_pick,
+};

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * jsq: join the shortest queue, the core with the fewest outstanding
+ * requests (Turbo's dynamic balancing). Ties rotate over the cores.
+ */
+#include "policy_impl.h"
+
+static int
+jsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
+	 const struct tlb_request_info *req)
+{
+	bool any;
+	int i = tlb_policy_argmin(p, lv, TLB_METRIC_REQUESTS, UINT64_MAX, &any);
+
+	(void)req;
+	return i < 0 ? TLB_PICK_NONE : i;
+}
+
+const struct tlb_policy_ops tlb_policy_jsq = {
+	.name = "jsq",
+	.summary = "fewest outstanding requests",
+	.pick = jsq_pick,
+};

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * rss: static spreading as a NIC does it. Toeplitz hash of the flow's
+ * addresses and ports with the standard 40-byte key, low 7 bits index a
+ * 128-entry indirection table filled round robin over the cores. One flow
+ * always lands on one core; load is never looked at. If that core is out
+ * of rotation the next eligible core in index order takes the flow, so a
+ * dead core's flows move together and come back when it does.
+ */
+#include <string.h>
+
+#include "policy_impl.h"
+
+#define RSS_RETA_SIZE 128u
+
+static void
+rss_init(struct tlb_policy *p)
+{
+	memcpy(p->rss_key, tlb_rss_default_key, sizeof(p->rss_key));
+	for (unsigned int i = 0; i < RSS_RETA_SIZE; i++)
+		p->reta[i] = (uint8_t)(i % p->n_cores);
+}
+
+/* The hash input NICs use: source address, destination address, source
+ * port, destination port, each in network byte order. */
+uint32_t
+tlb_rss_hash_flow(const uint8_t key[40], const struct tlb_flow_key *k)
+{
+	uint8_t in[36];
+	size_t alen = k->ip_version == 6 ? 16 : 4;
+	size_t off = 0;
+
+	memcpy(in + off, k->src_addr, alen);
+	off += alen;
+	memcpy(in + off, k->dst_addr, alen);
+	off += alen;
+	in[off++] = (uint8_t)(k->src_port >> 8);
+	in[off++] = (uint8_t)k->src_port;
+	in[off++] = (uint8_t)(k->dst_port >> 8);
+	in[off++] = (uint8_t)k->dst_port;
+	return tlb_toeplitz_hash(key, in, off);
+}
+
+static int
+rss_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
+	 const struct tlb_request_info *req)
+{
+	uint32_t n = p->n_cores;
+	uint32_t h = req->key ? tlb_rss_hash_flow(p->rss_key, req->key) : 0;
+	uint32_t i = p->reta[h % RSS_RETA_SIZE];
+
+	for (uint32_t j = 0; j < n; j++, i = i + 1 == n ? 0 : i + 1)
+		if (tlb_lv_eligible(lv, i))
+			return (int)i;
+	return TLB_PICK_NONE;
+}
+
+const struct tlb_policy_ops tlb_policy_rss = {
+	.name = "rss",
+	.summary = "static Toeplitz hash of the flow (as NIC RSS)",
+	.init = rss_init,
+	.pick = rss_pick,
+};

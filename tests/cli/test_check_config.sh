@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# turbolbd --check-config on every shipped config (exit 0, one-line summary)
+# and on every bad config (exit 1, FILE:LINE:COL: message as its
+# "# expect: LINE:COL WORD" comment says); --help and --version.
+set -u
+turbolbd=$1
+src=$2
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+
+for f in "$src"/configs/*.yaml; do
+	out=$("$turbolbd" --check-config "$f" 2>&1)
+	rc=$?
+	if [ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
+	   printf '%s' "$out" | grep -q "^$f: ok: policy "; then
+		ok "good config $f"
+	else
+		bad "good config $f (rc=$rc): $out"
+	fi
+done
+
+for f in "$src"/tests/configs/bad/*.yaml; do
+	expect=$(sed -n 's/^# expect: *//p' "$f" | head -1)
+	pos=${expect%% *}
+	word=${expect#* }
+	out=$("$turbolbd" --check-config "$f" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -eq 1 ] && printf '%s' "$out" | grep -qF "$f:$pos: " &&
+	   printf '%s' "$out" | grep -qiF -- "$word"; then
+		ok "bad config $(basename "$f") -> $pos $word"
+	else
+		bad "bad config $f (rc=$rc, want $pos '$word'): $out"
+	fi
+done
+
+out=$("$turbolbd" --check-config /nonexistent/turbolbd.yaml 2>&1)
+rc=$?
+if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "/nonexistent/turbolbd.yaml"; then
+	ok "missing file"
+else
+	bad "missing file (rc=$rc): $out"
+fi
+
+if "$turbolbd" --help | grep -q -- "--check-config"; then ok "--help"; else bad "--help"; fi
+if "$turbolbd" --version | grep -Eq '^turbolbd [0-9]+\.[0-9]+'; then ok "--version"; else bad "--version"; fi
+"$turbolbd" --bogus >/dev/null 2>&1
+[ $? -eq 2 ] && ok "bad option exits 2" || bad "bad option exit code"
+
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests: every policy's choice on constructed load views.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "turbolb/policy.h"
+
+static struct tlb_load_view lv;
+static struct tlb_policy pol;
+static char err[256];
+
+static void
+make(const char *name, uint32_t n_cores, const struct tlb_policy_params *pp)
+{
+	struct tlb_policy_params def;
+
+	if (pp == NULL) {
+		tlb_policy_params_default(&def);
+		pp = &def;
+	}
+	tlb_lv_init(&lv, n_cores);
+	assert_int_equal(tlb_policy_init(&pol, name, pp, n_cores, err,
+					 sizeof(err)), 0);
+}
+
+/* Puts n requests of work_ns each in flight at core i. */
+static void
+load(uint32_t i, unsigned int n, uint32_t work_ns)
+{
+	for (unsigned int j = 0; j < n; j++)
+		tlb_lv_on_dispatch(&lv, i, work_ns);
+}
+
+static struct tlb_flow_key
+flow(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, uint16_t dport)
+{
+	struct tlb_flow_key k;
+
+	memset(&k, 0, sizeof(k));
+	k.ip_version = 4;
+	k.proto = 17;
+	for (int b = 0; b < 4; b++) {
+		k.src_addr[b] = (uint8_t)(src_ip >> (24 - 8 * b));
+		k.dst_addr[b] = (uint8_t)(dst_ip >> (24 - 8 * b));
+	}
+	k.src_port = sport;
+	k.dst_port = dport;
+	return k;
+}
+
+static int
+pick(void)
+{
+	struct tlb_request_info req = { 0 };
+
+	return tlb_policy_pick(&pol, &lv, &req);
+}
+
+#define IP(a, b, c, d) ((uint32_t)(a) << 24 | (b) << 16 | (c) << 8 | (d))
+
+static void
+test_table(void **state)
+{
+	const char *names[] = { "rss", "rr", "random", "pod", "jsq", "jlq",
+				"jbsq" };
+	unsigned int n = 0;
+
+	(void)state;
+	for (unsigned int i = 0; i < 7; i++) {
+		const struct tlb_policy_ops *ops = tlb_policy_find(names[i]);
+
+		assert_non_null(ops);
+		assert_string_equal(ops->name, names[i]);
+		assert_non_null(ops->pick);
+		assert_non_null(ops->summary);
+	}
+	while (tlb_policies[n] != NULL)
+		n++;
+	assert_int_equal(n, 7);
+	assert_null(tlb_policy_find("cfcfs"));
+	assert_null(tlb_policy_find(""));
+}
+
+static void
+test_parse_spec(void **state)
+{
+	struct tlb_policy_params pp;
+	char name[TLB_POLICY_NAME_MAX];
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	assert_int_equal(tlb_policy_parse_spec("jbsq:4", name, &pp, err,
+					       sizeof(err)), 0);
+	assert_string_equal(name, "jbsq");
+	assert_int_equal(pp.k, 4);
+	assert_int_equal(tlb_policy_parse_spec("pod:3", name, &pp, err,
+					       sizeof(err)), 0);
+	assert_int_equal(pp.d, 3);
+	assert_int_equal(pp.k, 4);
+	assert_int_equal(tlb_policy_parse_spec("jsq", name, &pp, err,
+					       sizeof(err)), 0);
+	assert_string_equal(name, "jsq");
+
+	assert_int_equal(tlb_policy_parse_spec("jsq:2", name, &pp, err,
+					       sizeof(err)), -1);
+	assert_non_null(strstr(err, "takes no parameter"));
+	assert_int_equal(tlb_policy_parse_spec("nope", name, &pp, err,
+					       sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown policy"));
+	assert_int_equal(tlb_policy_parse_spec("pod:x", name, &pp, err,
+					       sizeof(err)), -1);
+	assert_int_equal(tlb_policy_parse_spec("pod:-1", name, &pp, err,
+					       sizeof(err)), -1);
+	assert_int_equal(tlb_policy_parse_spec("jbsq:", name, &pp, err,
+					       sizeof(err)), -1);
+	assert_int_equal(tlb_policy_parse_spec("", name, &pp, err,
+					       sizeof(err)), -1);
+}
+
+static void
+test_init_errors(void **state)
+{
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 0, err,
+					 sizeof(err)), -1);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, TLB_MAX_CORES + 1,
+					 err, sizeof(err)), -1);
+	assert_int_equal(tlb_policy_init(&pol, "bogus", &pp, 4, err,
+					 sizeof(err)), -1);
+	pp.d = 1;
+	assert_int_equal(tlb_policy_init(&pol, "pod", &pp, 4, err,
+					 sizeof(err)), -1);
+	assert_non_null(strstr(err, "d=1"));
+	pp.d = 2;
+	pp.k = 0;
+	assert_int_equal(tlb_policy_init(&pol, "jbsq", &pp, 4, err,
+					 sizeof(err)), -1);
+	assert_non_null(strstr(err, "k=0"));
+}
+
+/* Verification vectors of the Toeplitz hash published with the RSS
+ * specification (IPv4, with and without ports). */
+static void
+test_toeplitz_vectors(void **state)
+{
+	static const struct {
+		uint32_t src, dst;
+		uint16_t sport, dport;
+		uint32_t h_ports, h_addrs;
+	} v[] = {
+		{ IP(66, 9, 149, 187), IP(161, 142, 100, 80), 2794, 1766,
+		  0x51ccc178, 0x323e8fc2 },
+		{ IP(199, 92, 111, 2), IP(65, 69, 140, 83), 14230, 4739,
+		  0xc626b0ea, 0xd718262a },
+		{ IP(24, 19, 198, 95), IP(12, 22, 207, 184), 12898, 38024,
+		  0x5c2b394a, 0xd2d0a5de },
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct tlb_flow_key k = flow(v[i].src, v[i].dst, v[i].sport,
+					     v[i].dport);
+
+		assert_int_equal(tlb_rss_hash_flow(tlb_rss_default_key, &k),
+				 v[i].h_ports);
+		/* Address-only input: the first 8 bytes. */
+		uint8_t in[8];
+		memcpy(in, k.src_addr, 4);
+		memcpy(in + 4, k.dst_addr, 4);
+		assert_int_equal(tlb_toeplitz_hash(tlb_rss_default_key, in, 8),
+				 v[i].h_addrs);
+	}
+}
+
+static void
+test_rss_flow_sticks(void **state)
+{
+	unsigned int per_core[4] = { 0 };
+
+	(void)state;
+	make("rss", 4, NULL);
+	for (uint16_t port = 1000; port < 3000; port++) {
+		struct tlb_flow_key k = flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2),
+					     port, 9000);
+		struct tlb_request_info req = { .key = &k };
+		int first = tlb_policy_pick(&pol, &lv, &req);
+
+		assert_in_range(first, 0, 3);
+		/* Load does not move a flow. */
+		load((uint32_t)first, 3, 1);
+		for (int r = 0; r < 3; r++)
+			assert_int_equal(tlb_policy_pick(&pol, &lv, &req),
+					 first);
+		/* The same answer as hash -> indirection table. */
+		uint32_t h = tlb_rss_hash_flow(tlb_rss_default_key, &k);
+		assert_int_equal(first, pol.reta[h % 128]);
+		per_core[first]++;
+	}
+	/* 2000 flows over 4 cores: each gets a fair share, roughly. */
+	for (int i = 0; i < 4; i++)
+		assert_in_range(per_core[i], 350, 650);
+}
+
+static void
+test_rss_ineligible_core(void **state)
+{
+	(void)state;
+	make("rss", 4, NULL);
+	for (uint16_t port = 1000; port < 1200; port++) {
+		struct tlb_flow_key k = flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2),
+					     port, 9000);
+		struct tlb_request_info req = { .key = &k };
+		int home;
+
+		tlb_lv_set_online(&lv, 2, true);
+		home = tlb_policy_pick(&pol, &lv, &req);
+		tlb_lv_set_online(&lv, 2, false);
+		int now = tlb_policy_pick(&pol, &lv, &req);
+		assert_int_not_equal(now, 2);
+		assert_int_equal(now, home == 2 ? 3 : home);
+	}
+	for (uint32_t i = 0; i < 4; i++)
+		tlb_lv_set_online(&lv, i, false);
+	assert_int_equal(pick(), TLB_PICK_NONE);
+}
+
+static void
+test_rr(void **state)
+{
+	(void)state;
+	make("rr", 4, NULL);
+	load(0, 10, 1); /* load is ignored */
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 4; i++)
+			assert_int_equal(pick(), i);
+	lv.core[1].stale = 1;
+	assert_int_equal(pick(), 0);
+	assert_int_equal(pick(), 2);
+	assert_int_equal(pick(), 3);
+	assert_int_equal(pick(), 0);
+}
+
+static void
+test_random(void **state)
+{
+	unsigned int hits[8] = { 0 };
+	const unsigned int n = 80000;
+
+	(void)state;
+	make("random", 8, NULL);
+	tlb_lv_set_online(&lv, 5, false);
+	for (unsigned int j = 0; j < n; j++) {
+		int i = pick();
+
+		assert_in_range(i, 0, 7);
+		hits[i]++;
+	}
+	assert_int_equal(hits[5], 0);
+	/* Uniform over the 7 eligible cores: expected n/7 = 11428 each,
+	 * sd ~ 100; allow 5 sd. */
+	for (int i = 0; i < 8; i++)
+		if (i != 5)
+			assert_in_range(hits[i], 11428 - 500, 11428 + 500);
+	for (uint32_t i = 0; i < 8; i++)
+		tlb_lv_set_online(&lv, i, false);
+	assert_int_equal(pick(), TLB_PICK_NONE);
+}
+
+static void
+test_random_deterministic(void **state)
+{
+	int a[64];
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.seed = 42;
+	make("random", 16, &pp);
+	for (int j = 0; j < 64; j++)
+		a[j] = pick();
+	make("random", 16, &pp);
+	for (int j = 0; j < 64; j++)
+		assert_int_equal(pick(), a[j]);
+}
+
+static void
+test_pod(void **state)
+{
+	struct tlb_policy_params pp;
+	unsigned int heavy = 0;
+	const unsigned int n = 40000;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.d = 2;
+	make("pod", 2, &pp);
+	load(0, 10, 1);
+	/* Sampling 2 of 2 with replacement: the heavy core wins only when
+	 * both draws are it, a quarter of the time. */
+	for (unsigned int j = 0; j < n; j++)
+		heavy += pick() == 0;
+	assert_in_range(heavy, n / 4 - 800, n / 4 + 800);
+
+	/* d = 16 over 4 cores: the least loaded core is (almost surely)
+	 * always among the samples. */
+	pp.d = 16;
+	make("pod", 4, &pp);
+	load(0, 3, 1);
+	load(1, 1, 1);
+	load(2, 2, 1);
+	load(3, 4, 1);
+	unsigned int best = 0;
+	for (unsigned int j = 0; j < 1000; j++)
+		best += pick() == 1;
+	assert_true(best >= 980);
+}
+
+static void
+test_jsq(void **state)
+{
+	(void)state;
+	make("jsq", 4, NULL);
+	load(0, 3, 1);
+	load(1, 1, 1);
+	load(2, 2, 1);
+	load(3, 4, 1);
+	assert_int_equal(pick(), 1);
+	/* Steering as it picks converges to equal queues. */
+	for (int j = 0; j < 10; j++)
+		load((uint32_t)pick(), 1, 1);
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(tlb_lv_outstanding(&lv, i), 5);
+	/* A stale core is never picked, even when it is the shortest. */
+	make("jsq", 3, NULL);
+	load(1, 5, 1);
+	load(2, 5, 1);
+	lv.core[0].stale = 1;
+	for (int j = 0; j < 10; j++)
+		assert_int_not_equal(pick(), 0);
+	lv.core[1].online = 0;
+	lv.core[2].online = 0;
+	assert_int_equal(pick(), TLB_PICK_NONE);
+}
+
+static void
+test_jsq_ties_fair(void **state)
+{
+	unsigned int hits[4] = { 0 };
+
+	(void)state;
+	make("jsq", 4, NULL);
+	/* All equal: the choice goes round every core, not always core 0. */
+	for (int j = 0; j < 400; j++)
+		hits[pick()]++;
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(hits[i], 100);
+}
+
+static void
+test_prefer_running(void **state)
+{
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.prefer_running = true;
+	make("jsq", 4, &pp);
+	load(0, 2, 1);
+	tlb_lv_set_running(&lv, 2, true);
+	/* Cores 1, 2, 3 tie at 0; only 2 runs. */
+	for (int j = 0; j < 8; j++)
+		assert_int_equal(pick(), 2);
+	/* A running core with more load does not beat a shorter queue. */
+	load(2, 1, 1);
+	int i = pick();
+	assert_true(i == 1 || i == 3);
+
+	/* Without the flag ties rotate regardless of run state. */
+	pp.prefer_running = false;
+	make("jsq", 4, &pp);
+	tlb_lv_set_running(&lv, 2, true);
+	unsigned int not_running = 0;
+	for (int j = 0; j < 8; j++)
+		not_running += pick() != 2;
+	assert_int_equal(not_running, 6);
+}
+
+static void
+test_jlq_work_aware(void **state)
+{
+	(void)state;
+	/* Core 0: one long request; core 1: three short ones. */
+	make("jsq", 2, NULL);
+	load(0, 1, 10000);
+	load(1, 3, 100);
+	assert_int_equal(pick(), 0);
+	make("jlq", 2, NULL);
+	load(0, 1, 10000);
+	load(1, 3, 100);
+	assert_int_equal(pick(), 1);
+	lv.core[1].online = 0;
+	assert_int_equal(pick(), 0);
+}
+
+static void
+test_work_estimate(void **state)
+{
+	struct tlb_request_info hinted = { .svc_hint_ns = 700, .svc_class = 1 };
+	struct tlb_request_info plain = { .svc_class = 3 };
+	struct tlb_request_info other = { .svc_class = 4 };
+
+	(void)state;
+	make("jlq", 2, NULL);
+	assert_int_equal(tlb_policy_work_estimate(&pol, &hinted), 700);
+	assert_int_equal(tlb_policy_work_estimate(&pol, &plain), 1000);
+	tlb_policy_observe(&pol, 3, 8000);
+	assert_int_equal(tlb_policy_work_estimate(&pol, &plain), 8000);
+	for (int j = 0; j < 200; j++)
+		tlb_policy_observe(&pol, 3, 800);
+	/* The average follows the observations (EWMA, weight 1/8). */
+	assert_in_range(tlb_policy_work_estimate(&pol, &plain), 800, 820);
+	/* Classes are separate; the hint always wins. */
+	assert_int_equal(tlb_policy_work_estimate(&pol, &other), 1000);
+	tlb_policy_observe(&pol, 1, 5);
+	assert_int_equal(tlb_policy_work_estimate(&pol, &hinted), 700);
+}
+
+static void
+test_jbsq(void **state)
+{
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.k = 2;
+	make("jbsq", 3, &pp);
+	for (int j = 0; j < 6; j++) {
+		int i = pick();
+
+		assert_in_range(i, 0, 2);
+		load((uint32_t)i, 1, 1);
+	}
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(tlb_lv_outstanding(&lv, i), 2);
+	/* All at k: hold. */
+	assert_int_equal(pick(), TLB_PICK_HOLD);
+	assert_int_equal(pick(), TLB_PICK_HOLD);
+	/* A credit on core 1 frees exactly one slot there. */
+	tlb_lv_on_complete(&lv, 1, 1, 1);
+	assert_int_equal(pick(), 1);
+	load(1, 1, 1);
+	assert_int_equal(pick(), TLB_PICK_HOLD);
+	/* No eligible core at all is not a hold. */
+	for (uint32_t i = 0; i < 3; i++)
+		tlb_lv_set_online(&lv, i, false);
+	assert_int_equal(pick(), TLB_PICK_NONE);
+}
+
+static void
+test_jbsq_k1_is_shortest(void **state)
+{
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.k = 1;
+	make("jbsq", 4, &pp);
+	load(0, 1, 1);
+	load(2, 1, 1);
+	int i = pick();
+	assert_true(i == 1 || i == 3);
+	load((uint32_t)i, 1, 1);
+	assert_int_equal(pick(), i == 1 ? 3 : 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_parse_spec),
+		cmocka_unit_test(test_init_errors),
+		cmocka_unit_test(test_toeplitz_vectors),
+		cmocka_unit_test(test_rss_flow_sticks),
+		cmocka_unit_test(test_rss_ineligible_core),
+		cmocka_unit_test(test_rr),
+		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_random_deterministic),
+		cmocka_unit_test(test_pod),
+		cmocka_unit_test(test_jsq),
+		cmocka_unit_test(test_jsq_ties_fair),
+		cmocka_unit_test(test_prefer_running),
+		cmocka_unit_test(test_jlq_work_aware),
+		cmocka_unit_test(test_work_estimate),
+		cmocka_unit_test(test_jbsq),
+		cmocka_unit_test(test_jbsq_k1_is_shortest),
+	};
+
+	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);
+}
