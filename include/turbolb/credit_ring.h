@@ -71,7 +71,9 @@ struct tlb_cr_header {
 /* Opaque handle for either side. */
 struct tlb_cr;
 
-/* Bytes a region with these dimensions takes. */
+/* Bytes a region with these dimensions takes; 0 if n_cores is not in
+ * 1..TLB_CR_MAX_CORES or ring_size is not a power of two in
+ * 16..TLB_CR_MAX_RING. */
 size_t tlb_cr_region_size(uint32_t n_cores, uint32_t ring_size);
 
 /* ---- NIC side ---- */
@@ -102,8 +104,10 @@ void tlb_cr_destroy(struct tlb_cr *cr, bool unlink);
 
 /* Attaches to an existing region, validating magic, version, size and
  * dimensions; on any mismatch returns -1 with a clear err and writes
- * nothing to the region. On success bumps host_epoch, resets the consumer
- * and producer positions it owns, and returns 0. */
+ * nothing to the region. On success bumps host_epoch and returns 0.
+ * Producer positions are kept: records an earlier host posted and the NIC
+ * side has not drained yet are still drained (they are real completions).
+ * Only a prod_head more than a ring ahead of cons_tail is reset to it. */
 int tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
 		  size_t errlen);
 

@@ -167,4 +167,9 @@ tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
 	return false;
 }
 
+/* Sets the work_ns field of the parsed RPC frame in place and updates the
+ * UDP checksum incrementally (the daemon stamps what it charged). */
+void tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p,
+			 uint32_t work_ns);
+
 #endif /* TURBOLB_PROTO_H */

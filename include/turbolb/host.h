@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * libturbolb-host: what an RPC server links to tell turbolbd, through the
+ * credit ring the daemon created, what each of its cores completed,
+ * whether each core's thread runs, and that it is alive. No DPDK.
+ *
+ * Threading rules:
+ *  - A struct tlb_host_core (one per host core) is used by exactly one
+ *    thread at a time: tlb_host_complete, tlb_host_flush,
+ *    tlb_host_set_running and tlb_host_beat on one handle must all come
+ *    from the same thread (the core's single writer). Different handles
+ *    may be used by different threads concurrently, without locks; one
+ *    thread may own several handles.
+ *  - tlb_host_core, tlb_host_stale, tlb_host_stale_now, tlb_host_reattach,
+ *    tlb_host_n_cores, tlb_host_epoch and tlb_host_core_stats may be
+ *    called from any thread, concurrently with the core threads.
+ *  - tlb_host_close only after every core thread stopped using its handle.
+ *
+ * Batching: completions accumulate in the core's handle and go to the ring
+ * as one credit record once `batch` of them are held, or on
+ * tlb_host_flush. Call flush whenever the server has nothing to do (an
+ * empty receive burst): credits must never wait on an idle core. A full
+ * ring loses nothing: the completions stay held and go with the next post.
+ *
+ * Daemon restart: when turbolbd exits it marks the region closed; when it
+ * starts again it creates a new region under the same name. tlb_host_stale
+ * notices either, tlb_host_reattach attaches to the new region (a new host
+ * epoch) while core threads keep running; each core moves to the new
+ * region at its next call. Completions a core still held at that moment
+ * belong to requests the old daemon sent, which the new one never counted:
+ * they are discarded (and counted as such).
+ */
+#ifndef TURBOLB_HOST_H
+#define TURBOLB_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define TLB_HOST_API __attribute__((visibility("default")))
+#else
+#define TLB_HOST_API
+#endif
+
+#define TLB_HOST_BATCH_DEFAULT 16u
+#define TLB_HOST_BATCH_MAX 4096u
+#define TLB_HOST_CHECK_MS_DEFAULT 100u
+
+struct tlb_host;
+struct tlb_host_core;
+
+struct tlb_host_opts {
+	/* Completions per credit record, 1..TLB_HOST_BATCH_MAX; 0: default
+	 * (TLB_HOST_BATCH_DEFAULT). 1 posts every completion at once. */
+	uint32_t batch;
+	/* Least time in ms between two looks at the ring's name in
+	 * tlb_host_stale (a system call each); 0: default
+	 * (TLB_HOST_CHECK_MS_DEFAULT). */
+	uint32_t stale_check_ms;
+};
+
+/* One core's counters. Each is written by the core's thread only; read
+ * from elsewhere they may be a moment old. */
+struct tlb_host_core_stats {
+	uint64_t completed;  /* tlb_host_complete calls */
+	uint64_t posted;     /* completions that reached the ring */
+	uint64_t records;    /* credit records posted */
+	uint64_t ring_full;  /* posts that found the ring full (retried) */
+	uint64_t pending;    /* completions held in the handle now */
+	uint64_t discarded;  /* completions dropped: held across a reattach,
+			      * or the new region has no slot for the core */
+	uint64_t switches;   /* times the core moved to a new region */
+};
+
+/* Fills o with the defaults. */
+TLB_HOST_API void tlb_host_opts_init(struct tlb_host_opts *o);
+
+/* Attaches to the credit ring `ring_name` ("/turbolb-credits") that
+ * turbolbd created. Returns NULL with err filled when the region does not
+ * exist, cannot be opened, or is not a valid credit ring. opts may be
+ * NULL (defaults). */
+TLB_HOST_API struct tlb_host *tlb_host_open(const char *ring_name, char *err,
+					    size_t errlen);
+TLB_HOST_API struct tlb_host *
+tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
+		   char *err, size_t errlen);
+
+/* Posts what the cores still hold (once, if there is room), marks every
+ * core OFFLINE, detaches and frees everything, handles included. */
+TLB_HOST_API void tlb_host_close(struct tlb_host *h);
+
+/* Cores in the region now attached (it may change at a reattach). */
+TLB_HOST_API uint32_t tlb_host_n_cores(struct tlb_host *h);
+
+/* The host epoch our last attach put into the region. */
+TLB_HOST_API uint64_t tlb_host_epoch(struct tlb_host *h);
+
+/* The handle of host core `core` (the same one on every call), or NULL if
+ * the region has no such core. The first call on the handle from its
+ * thread marks the core RUNNING. */
+TLB_HOST_API struct tlb_host_core *tlb_host_core(struct tlb_host *h,
+						 uint32_t core);
+
+/* One request completed on this core: work_ns is the work the NIC charged
+ * it (the work_ns of its RPC header, echoed), service_ns what serving it
+ * took. Posts a credit record once `batch` completions are held. */
+TLB_HOST_API void tlb_host_complete(struct tlb_host_core *c, uint32_t work_ns,
+				    uint32_t service_ns);
+
+/* Posts what the core holds now. Returns 0 when nothing is held any more,
+ * -EAGAIN when the ring is full (the completions stay held; flush again
+ * later), -EINVAL for a NULL handle. */
+TLB_HOST_API int tlb_host_flush(struct tlb_host_core *c);
+
+/* RUNNING (true: polling or serving) or PARKED (false: about to sleep,
+ * block or yield). Call it on changes, not on every loop. */
+TLB_HOST_API void tlb_host_set_running(struct tlb_host_core *c, bool running);
+
+/* Proof of life: bumps the core's heartbeat counter. */
+TLB_HOST_API void tlb_host_beat(struct tlb_host_core *c);
+
+/* Copies the core's counters (any thread). */
+TLB_HOST_API void tlb_host_core_stats(const struct tlb_host_core *c,
+				      struct tlb_host_core_stats *out);
+
+/* True when the attached region is no longer the daemon's: it was closed
+ * (CLOSED flag), or the name now refers to another object or to nothing.
+ * Looks at most once per stale_check_ms and answers from the last look in
+ * between, so it is cheap to call often; once true it stays true until a
+ * reattach succeeds. tlb_host_stale_now looks at once. */
+TLB_HOST_API bool tlb_host_stale(struct tlb_host *h);
+TLB_HOST_API bool tlb_host_stale_now(struct tlb_host *h);
+
+/* Attaches anew to the region now under the name (a new host epoch); the
+ * old one is released once every core has moved off it. Returns 0, or -1
+ * with err filled and the old attachment kept (retry later: the daemon may
+ * not be back yet). */
+TLB_HOST_API int tlb_host_reattach(struct tlb_host *h, char *err,
+				   size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TURBOLB_HOST_H */

@@ -1,0 +1,1272 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolbd's YAML configuration, read with libyaml's document API.
+ *
+ * The schema is a set of key tables (struct cfg_key): each key says what
+ * kind of value it takes, where it lands in struct tlb_config and what range
+ * it must be in. One generic walker applies the tables, so adding a key is
+ * one table line plus its field in config.h and its entry in
+ * docs/configuration.md. The few rules that span keys (target core ids,
+ * main lcore versus datapath lcores, policy parameters) are small hooks.
+ *
+ * libyaml accepts duplicate keys and has no notion of types, so both are
+ * checked here. Errors never stop the walk: the user gets every problem of
+ * the file in one run.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <bsd/string.h>
+#include <yaml.h>
+
+#include "turbolb/config.h"
+
+#define CFG_PATH_MAX 128 /* "ports.targets[255].queue" and the like */
+#define CFG_FILE_MAX (16u << 20) /* larger is surely not a config file */
+
+struct cfg_ctx {
+	const char *name; /* FILE in messages, as the caller gave it */
+	FILE *errs;
+	int n_errors;
+	struct tlb_config *cfg;
+	yaml_document_t *doc;
+	/* remembered for the check across sections, done at the end */
+	const yaml_node_t *main_lcore_node;
+	const yaml_node_t *lcores_node;
+};
+
+enum cfg_kind {
+	CFG_UINT,      /* unsigned integer field of .size bytes */
+	CFG_BOOL,
+	CFG_STR,       /* char[.size] */
+	CFG_ENUM,      /* int-sized enum, spelled as in .names */
+	CFG_STR_LIST,  /* char *[.max_items], strdup'ed */
+	CFG_UINT_LIST, /* array of .size-byte unsigned integers */
+	CFG_MAP,       /* nested mapping described by .sub */
+	CFG_CUSTOM,    /* parsed by .parse */
+};
+
+#define CFG_REQUIRED 0x1u /* missing key is an error */
+#define CFG_POW2 0x2u     /* value must be a power of two */
+#define CFG_DISTINCT 0x4u /* list items must all differ */
+#define CFG_NONEMPTY 0x8u /* "" is not a valid string */
+#define CFG_ZERO_OK 0x10u /* 0 is accepted besides min..max (auto) */
+
+struct cfg_enum_name {
+	const char *name;
+	int value;
+};
+
+struct cfg_key;
+
+typedef void (*cfg_hook_fn)(struct cfg_ctx *ctx, const struct cfg_key *key,
+			    const yaml_node_t *node, const char *path,
+			    void *field);
+
+struct cfg_key {
+	const char *name;
+	enum cfg_kind kind;
+	unsigned int flags;
+	size_t off;  /* of the field, from the base of the enclosing map */
+	size_t size; /* UINT: field width; STR: buffer; UINT_LIST: item */
+	uint64_t min, max;        /* UINT, UINT_LIST items */
+	size_t count_off;         /* lists: their unsigned int count */
+	unsigned int min_items, max_items; /* lists */
+	const struct cfg_enum_name *names; /* ENUM: NULL-terminated */
+	const struct cfg_key *sub;         /* MAP: NULL-terminated */
+	cfg_hook_fn parse;                 /* CUSTOM */
+	/* Runs after the value parsed without error: checks that need the
+	 * parsed value, or remember a node for a later check. */
+	cfg_hook_fn done;
+};
+
+#define FIELD_SIZE(type, f) sizeof(((type *)0)->f)
+#define ARRAY_LEN(type, f) (FIELD_SIZE(type, f) / FIELD_SIZE(type, f[0]))
+
+#define KEY_UINT_HOOK(n, type, f, lo, hi, fl, hook) \
+	{ .name = n, .kind = CFG_UINT, .flags = fl, .off = offsetof(type, f), \
+	  .size = FIELD_SIZE(type, f), .min = lo, .max = hi, .done = hook }
+#define KEY_UINT(n, type, f, lo, hi, fl) \
+	KEY_UINT_HOOK(n, type, f, lo, hi, fl, NULL)
+#define KEY_BOOL(n, type, f) \
+	{ .name = n, .kind = CFG_BOOL, .off = offsetof(type, f) }
+#define KEY_STR(n, type, f, fl, hook) \
+	{ .name = n, .kind = CFG_STR, .flags = fl, .off = offsetof(type, f), \
+	  .size = FIELD_SIZE(type, f), .done = hook }
+#define KEY_ENUM(n, type, f, tbl) \
+	{ .name = n, .kind = CFG_ENUM, .off = offsetof(type, f), \
+	  .names = tbl }
+#define KEY_STR_LIST(n, type, f, cnt) \
+	{ .name = n, .kind = CFG_STR_LIST, .flags = CFG_NONEMPTY, \
+	  .off = offsetof(type, f), .count_off = offsetof(type, cnt), \
+	  .max_items = ARRAY_LEN(type, f) }
+#define KEY_UINT_LIST(n, type, f, cnt, lo, hi, nmin, fl, hook) \
+	{ .name = n, .kind = CFG_UINT_LIST, .flags = fl, \
+	  .off = offsetof(type, f), .size = FIELD_SIZE(type, f[0]), \
+	  .min = lo, .max = hi, .count_off = offsetof(type, cnt), \
+	  .min_items = nmin, .max_items = ARRAY_LEN(type, f), .done = hook }
+#define KEY_MAP(n, off_, keys, fl, hook) \
+	{ .name = n, .kind = CFG_MAP, .flags = fl, .off = off_, .sub = keys, \
+	  .done = hook }
+#define KEY_END { .name = NULL }
+
+static const struct cfg_enum_name credit_mode_names[] = {
+	{ "ring", TLB_CREDITS_RING },
+	{ "inband", TLB_CREDITS_INBAND },
+	{ NULL, 0 },
+};
+
+static const struct cfg_enum_name log_level_names[] = {
+	{ "emerg", TLB_LOG_EMERG },
+	{ "alert", TLB_LOG_ALERT },
+	{ "crit", TLB_LOG_CRIT },
+	{ "err", TLB_LOG_ERR },
+	{ "warning", TLB_LOG_WARNING },
+	{ "notice", TLB_LOG_NOTICE },
+	{ "info", TLB_LOG_INFO },
+	{ "debug", TLB_LOG_DEBUG },
+	{ NULL, 0 },
+};
+
+/* ---- reporting ---- */
+
+static void cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node,
+		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cfg_error_at(struct cfg_ctx *ctx, size_t line, size_t col,
+			 const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static void
+cfg_error_at(struct cfg_ctx *ctx, size_t line, size_t col, const char *fmt,
+	     va_list ap)
+{
+	ctx->n_errors++;
+	if (ctx->errs == NULL)
+		return;
+	fprintf(ctx->errs, "%s:%zu:%zu: ", ctx->name, line, col);
+	vfprintf(ctx->errs, fmt, ap);
+	fputc('\n', ctx->errs);
+}
+
+/* A NULL node stands for the top of the file. */
+static void
+cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	/* libyaml counts lines and columns from 0; editors from 1 */
+	if (node != NULL)
+		cfg_error_at(ctx, node->start_mark.line + 1,
+			     node->start_mark.column + 1, fmt, ap);
+	else
+		cfg_error_at(ctx, 1, 1, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- node helpers ---- */
+
+static const char *
+scalar_str(const yaml_node_t *node)
+{
+	return (const char *)node->data.scalar.value;
+}
+
+static bool
+is_plain_scalar(const yaml_node_t *node)
+{
+	return node->type == YAML_SCALAR_NODE &&
+	       node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
+/* "key:" with nothing after it; taken as an empty mapping or list, so a
+ * section whose keys are all commented out is still valid. */
+static bool
+is_null(const yaml_node_t *node)
+{
+	const char *s;
+
+	if (!is_plain_scalar(node))
+		return false;
+	s = scalar_str(node);
+	return s[0] == '\0' || strcmp(s, "~") == 0 || strcmp(s, "null") == 0;
+}
+
+static const char *
+node_kind_str(const yaml_node_t *node)
+{
+	switch (node->type) {
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_SCALAR_NODE:
+		if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+			return "a quoted string";
+		return node->data.scalar.length == 0 ? "an empty value" :
+						       "a scalar";
+	default:
+		return "nothing";
+	}
+}
+
+static bool
+scalar_eq(const yaml_node_t *a, const yaml_node_t *b)
+{
+	return a->data.scalar.length == b->data.scalar.length &&
+	       memcmp(a->data.scalar.value, b->data.scalar.value,
+		      a->data.scalar.length) == 0;
+}
+
+/* Paths only label messages: a cut one ends in "..." and is still
+ * useful, so truncation is marked rather than treated as an error. */
+static void
+mark_truncated(char *buf, size_t len, int written)
+{
+	if (written >= 0 && (size_t)written >= len && len > 4)
+		strlcpy(buf + len - 4, "...", 4);
+}
+
+static void
+child_path(char *buf, size_t len, const char *parent, const char *name)
+{
+	if (parent[0] == '\0')
+		mark_truncated(buf, len, (int)strlcpy(buf, name, len));
+	else
+		mark_truncated(buf, len,
+			       snprintf(buf, len, "%s.%s", parent, name));
+}
+
+static void
+item_path(char *buf, size_t len, const char *list, size_t i)
+{
+	mark_truncated(buf, len, snprintf(buf, len, "%s[%zu]", list, i));
+}
+
+/* ---- scalars ---- */
+
+static void
+store_uint(void *field, size_t size, uint64_t v)
+{
+	uint8_t u8 = (uint8_t)v;
+	uint16_t u16 = (uint16_t)v;
+	uint32_t u32 = (uint32_t)v;
+
+	/* memcpy: the field may be an enum or any width of unsigned */
+	switch (size) {
+	case 1:
+		memcpy(field, &u8, 1);
+		break;
+	case 2:
+		memcpy(field, &u16, 2);
+		break;
+	case 4:
+		memcpy(field, &u32, 4);
+		break;
+	default:
+		memcpy(field, &v, 8);
+		break;
+	}
+}
+
+/*
+ * Strict unsigned integers: decimal without leading zeros, or 0x hex.
+ * strtoull alone would take "  -1" (as 2^64-1), "+5", "010" (octal) and
+ * stop silently at "8080abc", so the text is vetted first.
+ */
+static bool
+parse_uint(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	   const struct cfg_key *key, uint64_t *out)
+{
+	const char *s, *digits;
+	unsigned long long v;
+	int base = 10;
+	size_t i;
+
+	if (!is_plain_scalar(node) || node->data.scalar.length == 0) {
+		cfg_error(ctx, node,
+			  "%s: wrong type: expected an unsigned integer, got %s",
+			  path, node_kind_str(node));
+		return false;
+	}
+	s = scalar_str(node);
+	if (s[0] == '-') {
+		cfg_error(ctx, node, "%s: negative value '%s' (expected an "
+			  "unsigned integer)", path, s);
+		return false;
+	}
+	if (s[0] < '0' || s[0] > '9') {
+		cfg_error(ctx, node,
+			  "%s: wrong type: expected an unsigned integer, got '%s'",
+			  path, s);
+		return false;
+	}
+	digits = s;
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		digits = s + 2;
+	}
+	for (i = 0; digits[i] != '\0'; i++) {
+		char c = digits[i];
+		bool ok = (c >= '0' && c <= '9') ||
+			  (base == 16 && ((c >= 'a' && c <= 'f') ||
+					  (c >= 'A' && c <= 'F')));
+		if (!ok)
+			break;
+	}
+	if (i == 0) {
+		cfg_error(ctx, node, "%s: invalid integer '%s': no digits "
+			  "after 0x", path, s);
+		return false;
+	}
+	/* compared with the scalar's length: an embedded "\0" is junk too */
+	if (i != node->data.scalar.length - (size_t)(digits - s)) {
+		cfg_error(ctx, node, "%s: invalid integer '%s': trailing "
+			  "characters", path, s);
+		return false;
+	}
+	if (base == 10 && s[0] == '0' && s[1] != '\0') {
+		cfg_error(ctx, node, "%s: invalid integer '%s': leading zero "
+			  "(use 0x for hex)", path, s);
+		return false;
+	}
+	errno = 0;
+	v = strtoull(digits, NULL, base);
+	if (errno == ERANGE || v < key->min || v > key->max) {
+		if (v == 0 && (key->flags & CFG_ZERO_OK) && errno == 0) {
+			*out = 0;
+			return true;
+		}
+		if (key->flags & CFG_ZERO_OK)
+			cfg_error(ctx, node, "%s: '%s' out of range: 0 or "
+				  "%" PRIu64 "..%" PRIu64, path, s, key->min,
+				  key->max);
+		else
+			cfg_error(ctx, node, "%s: '%s' out of range %" PRIu64
+				  "..%" PRIu64, path, s, key->min, key->max);
+		return false;
+	}
+	if ((key->flags & CFG_POW2) && (v & (v - 1)) != 0) {
+		cfg_error(ctx, node, "%s: %llu is not a power of two", path, v);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* Copies a scalar into a fixed buffer; libyaml lets "\0" through, which
+ * would silently cut the string. */
+static bool
+parse_str(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	  unsigned int flags, char *dst, size_t size)
+{
+	const char *s;
+	size_t len;
+
+	if (node->type != YAML_SCALAR_NODE) {
+		cfg_error(ctx, node, "%s: wrong type: expected a string, got %s",
+			  path, node_kind_str(node));
+		return false;
+	}
+	s = scalar_str(node);
+	len = node->data.scalar.length;
+	if (strlen(s) != len) {
+		cfg_error(ctx, node, "%s: string contains a NUL character",
+			  path);
+		return false;
+	}
+	if ((flags & CFG_NONEMPTY) && len == 0) {
+		cfg_error(ctx, node, "%s: must not be empty", path);
+		return false;
+	}
+	if (len >= size) {
+		cfg_error(ctx, node, "%s: string too long (%zu characters, "
+			  "max %zu)", path, len, size - 1);
+		return false;
+	}
+	strlcpy(dst, s, size);
+	return true;
+}
+
+static bool
+parse_bool(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	   bool *out)
+{
+	if (is_plain_scalar(node)) {
+		if (strcmp(scalar_str(node), "true") == 0) {
+			*out = true;
+			return true;
+		}
+		if (strcmp(scalar_str(node), "false") == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	if (node->type == YAML_SCALAR_NODE && node->data.scalar.length > 0)
+		cfg_error(ctx, node, "%s: wrong type: expected true or false, "
+			  "got '%s'", path, scalar_str(node));
+	else
+		cfg_error(ctx, node, "%s: wrong type: expected true or false, "
+			  "got %s", path, node_kind_str(node));
+	return false;
+}
+
+static bool
+parse_enum(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	   const struct cfg_enum_name *names, int *out)
+{
+	char choices[128] = "";
+	unsigned int i;
+
+	if (node->type != YAML_SCALAR_NODE) {
+		cfg_error(ctx, node, "%s: wrong type: expected a name, got %s",
+			  path, node_kind_str(node));
+		return false;
+	}
+	for (i = 0; names[i].name != NULL; i++) {
+		if (strcmp(scalar_str(node), names[i].name) == 0) {
+			*out = names[i].value;
+			return true;
+		}
+		if (i > 0)
+			strlcat(choices, " ", sizeof(choices));
+		strlcat(choices, names[i].name, sizeof(choices));
+	}
+	cfg_error(ctx, node, "%s: unknown value '%s' (expected one of: %s)",
+		  path, scalar_str(node), choices);
+	return false;
+}
+
+/* ---- lists ---- */
+
+/* Returns the items of a list value, or false after reporting a value
+ * that is not a list. A null value is an empty list. */
+static bool
+get_items(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	  yaml_node_item_t **items, size_t *n)
+{
+	if (is_null(node)) {
+		*items = NULL;
+		*n = 0;
+		return true;
+	}
+	if (node->type != YAML_SEQUENCE_NODE) {
+		cfg_error(ctx, node, "%s: wrong type: expected a list, got %s",
+			  path, node_kind_str(node));
+		return false;
+	}
+	*items = node->data.sequence.items.start;
+	*n = (size_t)(node->data.sequence.items.top - *items);
+	return true;
+}
+
+static bool
+check_item_count(struct cfg_ctx *ctx, const yaml_node_t *node,
+		 const char *path, const struct cfg_key *key, size_t n)
+{
+	if (n < key->min_items) {
+		cfg_error(ctx, node, "%s: expected at least %u item%s, got %zu",
+			  path, key->min_items, key->min_items == 1 ? "" : "s",
+			  n);
+		return false;
+	}
+	return true;
+}
+
+static void
+parse_str_list(struct cfg_ctx *ctx, const struct cfg_key *key,
+	       const yaml_node_t *node, const char *path, void *base)
+{
+	char **list = (char **)((char *)base + key->off);
+	unsigned int *count = (unsigned int *)((char *)base + key->count_off);
+	char ipath[CFG_PATH_MAX];
+	char buf[TLB_CFG_STR_MAX];
+	yaml_node_item_t *items;
+	size_t i, n;
+
+	if (!get_items(ctx, node, path, &items, &n) ||
+	    !check_item_count(ctx, node, path, key, n))
+		return;
+	for (i = 0; i < n; i++) {
+		const yaml_node_t *item =
+			yaml_document_get_node(ctx->doc, items[i]);
+
+		item_path(ipath, sizeof(ipath), path, i);
+		if (i >= key->max_items) {
+			cfg_error(ctx, item, "%s: too many items (max %u)",
+				  ipath, key->max_items);
+			return;
+		}
+		if (!parse_str(ctx, item, ipath, key->flags, buf,
+			       sizeof(buf)))
+			continue;
+		list[*count] = strdup(buf);
+		if (list[*count] == NULL) {
+			cfg_error(ctx, item, "%s: out of memory", ipath);
+			return;
+		}
+		(*count)++;
+	}
+}
+
+static void
+parse_uint_list(struct cfg_ctx *ctx, const struct cfg_key *key,
+		const yaml_node_t *node, const char *path, void *base)
+{
+	char *array = (char *)base + key->off;
+	unsigned int *count = (unsigned int *)((char *)base + key->count_off);
+	char ipath[CFG_PATH_MAX];
+	yaml_node_item_t *items;
+	size_t i, j, n;
+	uint64_t v;
+
+	if (!get_items(ctx, node, path, &items, &n) ||
+	    !check_item_count(ctx, node, path, key, n))
+		return;
+	/* the list replaces the default, it does not add to it */
+	*count = 0;
+	for (i = 0; i < n; i++) {
+		const yaml_node_t *item =
+			yaml_document_get_node(ctx->doc, items[i]);
+
+		item_path(ipath, sizeof(ipath), path, i);
+		if (i >= key->max_items) {
+			cfg_error(ctx, item, "%s: too many items (max %u)",
+				  ipath, key->max_items);
+			return;
+		}
+		if (!parse_uint(ctx, item, ipath, key, &v))
+			continue;
+		if (key->flags & CFG_DISTINCT) {
+			for (j = 0; j < i; j++) {
+				const yaml_node_t *prev = yaml_document_get_node(
+					ctx->doc, items[j]);
+
+				if (is_plain_scalar(prev) &&
+				    scalar_eq(prev, item))
+					break;
+			}
+			if (j < i) {
+				cfg_error(ctx, item, "%s: duplicate value %" PRIu64
+					  " (also at %zu:%zu)", ipath, v,
+					  yaml_document_get_node(ctx->doc,
+						items[j])->start_mark.line + 1,
+					  yaml_document_get_node(ctx->doc,
+						items[j])->start_mark.column + 1);
+				continue;
+			}
+		}
+		store_uint(array + (size_t)*count * key->size, key->size, v);
+		(*count)++;
+	}
+}
+
+/* ---- mappings ---- */
+
+static void parse_value(struct cfg_ctx *ctx, const struct cfg_key *key,
+			const yaml_node_t *node, const char *path, void *base);
+
+static const struct cfg_key *
+find_key(const struct cfg_key *keys, const char *name)
+{
+	for (; keys->name != NULL; keys++)
+		if (strcmp(keys->name, name) == 0)
+			return keys;
+	return NULL;
+}
+
+static const yaml_node_t *
+map_get(yaml_document_t *doc, const yaml_node_t *map, const char *name)
+{
+	yaml_node_pair_t *p;
+
+	for (p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const yaml_node_t *k = yaml_document_get_node(doc, p->key);
+
+		if (k->type == YAML_SCALAR_NODE &&
+		    strcmp(scalar_str(k), name) == 0)
+			return yaml_document_get_node(doc, p->value);
+	}
+	return NULL;
+}
+
+/*
+ * Applies the key table `keys` to the mapping `map` (NULL: absent or empty,
+ * only the required keys are checked). Fields are at base + key->off.
+ */
+static void
+parse_map(struct cfg_ctx *ctx, const yaml_node_t *map,
+	  const struct cfg_key *keys, const char *path, void *base)
+{
+	char sub_path[CFG_PATH_MAX];
+	const struct cfg_key *key;
+	yaml_node_pair_t *p, *q;
+
+	for (p = map ? map->data.mapping.pairs.start : NULL;
+	     map != NULL && p < map->data.mapping.pairs.top; p++) {
+		const yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
+		const yaml_node_t *v = yaml_document_get_node(ctx->doc,
+							      p->value);
+
+		if (k->type != YAML_SCALAR_NODE) {
+			cfg_error(ctx, k, "%s%skey must be a scalar, got %s",
+				  path, path[0] ? ": " : "", node_kind_str(k));
+			continue;
+		}
+		child_path(sub_path, sizeof(sub_path), path, scalar_str(k));
+		for (q = map->data.mapping.pairs.start; q < p; q++) {
+			const yaml_node_t *prev =
+				yaml_document_get_node(ctx->doc, q->key);
+
+			if (prev->type == YAML_SCALAR_NODE &&
+			    scalar_eq(prev, k))
+				break;
+		}
+		if (q < p) {
+			const yaml_node_t *first =
+				yaml_document_get_node(ctx->doc, q->key);
+
+			cfg_error(ctx, k, "%s: duplicate key (first at %zu:%zu)",
+				  sub_path, first->start_mark.line + 1,
+				  first->start_mark.column + 1);
+			continue;
+		}
+		key = find_key(keys, scalar_str(k));
+		if (key == NULL) {
+			cfg_error(ctx, k, "%s: unknown key", sub_path);
+			continue;
+		}
+		parse_value(ctx, key, v, sub_path, base);
+	}
+
+	for (key = keys; key->name != NULL; key++) {
+		if (!(key->flags & CFG_REQUIRED))
+			continue;
+		if (map != NULL && map_get(ctx->doc, map, key->name) != NULL)
+			continue;
+		child_path(sub_path, sizeof(sub_path), path, key->name);
+		/* a missing section: no node to point at but the file */
+		if (path[0] == '\0')
+			cfg_error(ctx, NULL, "%s: missing required section",
+				  sub_path);
+		else
+			cfg_error(ctx, map, "%s: missing required key",
+				  sub_path);
+	}
+}
+
+static void
+parse_value(struct cfg_ctx *ctx, const struct cfg_key *key,
+	    const yaml_node_t *node, const char *path, void *base)
+{
+	void *field = (char *)base + key->off;
+	int errors_before = ctx->n_errors;
+	uint64_t u;
+	bool b;
+	int e;
+
+	switch (key->kind) {
+	case CFG_UINT:
+		if (parse_uint(ctx, node, path, key, &u))
+			store_uint(field, key->size, u);
+		break;
+	case CFG_BOOL:
+		if (parse_bool(ctx, node, path, &b))
+			*(bool *)field = b;
+		break;
+	case CFG_STR:
+		parse_str(ctx, node, path, key->flags, field, key->size);
+		break;
+	case CFG_ENUM:
+		if (parse_enum(ctx, node, path, key->names, &e))
+			store_uint(field, sizeof(int), (uint64_t)e);
+		break;
+	case CFG_STR_LIST:
+		parse_str_list(ctx, key, node, path, base);
+		break;
+	case CFG_UINT_LIST:
+		parse_uint_list(ctx, key, node, path, base);
+		break;
+	case CFG_MAP:
+		if (is_null(node))
+			parse_map(ctx, NULL, key->sub, path, field);
+		else if (node->type != YAML_MAPPING_NODE)
+			cfg_error(ctx, node, "%s: wrong type: expected a "
+				  "mapping, got %s", path, node_kind_str(node));
+		else
+			parse_map(ctx, node, key->sub, path, field);
+		break;
+	case CFG_CUSTOM:
+		key->parse(ctx, key, node, path, field);
+		break;
+	}
+	if (key->done != NULL && ctx->n_errors == errors_before)
+		key->done(ctx, key, node, path, field);
+}
+
+/* ---- hooks for rules a table cannot say ---- */
+
+static void
+check_policy_name(struct cfg_ctx *ctx, const struct cfg_key *key,
+		  const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	if (tlb_policy_find(field) == NULL)
+		cfg_error(ctx, node, "%s: unknown policy '%s'", path,
+			  (const char *)field);
+}
+
+/* Let the policy veto its parameters too, once they all parsed. */
+static void
+check_policy_params(struct cfg_ctx *ctx, const struct cfg_key *key,
+		    const yaml_node_t *node, const char *path, void *field)
+{
+	const struct tlb_policy_ops *ops;
+	char err[128];
+
+	(void)key;
+	(void)field;
+	ops = tlb_policy_find(ctx->cfg->policy.name);
+	if (ops == NULL || ops->check == NULL)
+		return;
+	if (ops->check(&ctx->cfg->policy.params, err, sizeof(err)) != 0)
+		cfg_error(ctx, node, "%s: %s", path, err);
+}
+
+/* shm_open() wants "/name" with no other slash. */
+static void
+check_shm_name(struct cfg_ctx *ctx, const struct cfg_key *key,
+	       const yaml_node_t *node, const char *path, void *field)
+{
+	const char *s = field;
+
+	(void)key;
+	if (s[0] != '/' || s[1] == '\0' || strchr(s + 1, '/') != NULL)
+		cfg_error(ctx, node, "%s: invalid shared memory name '%s' "
+			  "(must be '/' followed by a name without '/')", path,
+			  s);
+}
+
+static void
+mark_default_target(struct cfg_ctx *ctx, const struct cfg_key *key,
+		    const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)node;
+	(void)path;
+	(void)field;
+	ctx->cfg->ports.has_default_target = true;
+}
+
+static void
+remember_main_lcore(struct cfg_ctx *ctx, const struct cfg_key *key,
+		    const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)path;
+	(void)field;
+	ctx->main_lcore_node = node;
+}
+
+static void
+remember_lcores(struct cfg_ctx *ctx, const struct cfg_key *key,
+		const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)path;
+	(void)field;
+	ctx->lcores_node = node;
+}
+
+/* The EAL's main lcore runs control work; a datapath loop there would
+ * starve it (and DPDK refuses to launch a worker on it). */
+static void
+check_lcores(struct cfg_ctx *ctx)
+{
+	const struct tlb_config *cfg = ctx->cfg;
+	yaml_node_item_t *items = NULL;
+	unsigned int i;
+
+	if (ctx->lcores_node != NULL &&
+	    ctx->lcores_node->type == YAML_SEQUENCE_NODE)
+		items = ctx->lcores_node->data.sequence.items.start;
+	for (i = 0; i < cfg->datapath.n_lcores; i++) {
+		if (cfg->datapath.lcores[i] != cfg->eal.main_lcore)
+			continue;
+		if (items != NULL)
+			cfg_error(ctx, yaml_document_get_node(ctx->doc,
+							      items[i]),
+				  "datapath.lcores[%u]: lcore %u is the EAL "
+				  "main lcore", i, cfg->eal.main_lcore);
+		else
+			cfg_error(ctx, ctx->main_lcore_node,
+				  "eal.main_lcore: lcore %u is also a datapath "
+				  "lcore", cfg->eal.main_lcore);
+	}
+}
+
+static const struct cfg_key port_ref_keys[] = {
+	KEY_STR("port", struct tlb_port_ref, port,
+		CFG_REQUIRED | CFG_NONEMPTY, NULL),
+	KEY_UINT("queue", struct tlb_port_ref, queue, 0, UINT16_MAX, 0),
+	KEY_END,
+};
+
+static const struct cfg_key target_keys[] = {
+	KEY_UINT("core", struct tlb_target_cfg, core, 0, TLB_MAX_CORES - 1,
+		 CFG_REQUIRED),
+	KEY_STR("port", struct tlb_target_cfg, ref.port,
+		CFG_REQUIRED | CFG_NONEMPTY, NULL),
+	KEY_UINT("queue", struct tlb_target_cfg, ref.queue, 0, UINT16_MAX, 0),
+	KEY_END,
+};
+
+/*
+ * targets: a list of {core, port, queue}, stored at targets[core]. Host
+ * core ids index the credit ring and the load view directly, so they must
+ * be exactly 0..n-1; any other id is either a duplicate or out of
+ * sequence, and a duplicate implies the gap, so one error per bad item.
+ */
+static void
+parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
+	      const yaml_node_t *node, const char *path, void *field)
+{
+	const yaml_node_t *seen[TLB_MAX_CORES] = { NULL };
+	struct tlb_config *cfg = ctx->cfg;
+	char ipath[CFG_PATH_MAX];
+	struct tlb_target_cfg t;
+	yaml_node_item_t *items;
+	size_t i, n;
+	int errors_before;
+
+	(void)key;
+	(void)field;
+	if (!get_items(ctx, node, path, &items, &n))
+		return;
+	if (n == 0) {
+		cfg_error(ctx, node, "%s: expected at least 1 target", path);
+		return;
+	}
+	if (n > TLB_MAX_CORES) {
+		cfg_error(ctx, node, "%s: too many targets (%zu, max %u)", path,
+			  n, TLB_MAX_CORES);
+		return;
+	}
+	cfg->ports.n_targets = (unsigned int)n;
+	for (i = 0; i < n; i++) {
+		const yaml_node_t *item =
+			yaml_document_get_node(ctx->doc, items[i]);
+		const yaml_node_t *core_node;
+
+		item_path(ipath, sizeof(ipath), path, i);
+		if (item->type != YAML_MAPPING_NODE) {
+			cfg_error(ctx, item, "%s: wrong type: expected a "
+				  "mapping {core, port, queue}, got %s",
+				  ipath, node_kind_str(item));
+			continue;
+		}
+		memset(&t, 0, sizeof(t));
+		errors_before = ctx->n_errors;
+		parse_map(ctx, item, target_keys, ipath, &t);
+		if (ctx->n_errors != errors_before)
+			continue;
+		core_node = map_get(ctx->doc, item, "core");
+		if (seen[t.core] != NULL) {
+			cfg_error(ctx, core_node, "%s.core: duplicate core id "
+				  "%u (first at %zu:%zu)", ipath, t.core,
+				  seen[t.core]->start_mark.line + 1,
+				  seen[t.core]->start_mark.column + 1);
+			continue;
+		}
+		seen[t.core] = core_node;
+		if (t.core >= n) {
+			cfg_error(ctx, core_node, "%s.core: core id %u not "
+				  "contiguous: %zu targets need ids 0..%zu",
+				  ipath, t.core, n, n - 1);
+			continue;
+		}
+		cfg->ports.targets[t.core] = t;
+	}
+}
+
+/* ---- the schema ---- */
+
+#define C struct tlb_config
+
+static const struct cfg_key eal_keys[] = {
+	KEY_UINT_HOOK("main_lcore", C, eal.main_lcore, 0, UINT32_MAX, 0,
+		      remember_main_lcore),
+	KEY_UINT("memory_mb", C, eal.memory_mb, 16, 1048576, 0),
+	KEY_BOOL("no_huge", C, eal.no_huge),
+	KEY_BOOL("no_pci", C, eal.no_pci),
+	KEY_STR("file_prefix", C, eal.file_prefix, CFG_NONEMPTY, NULL),
+	KEY_STR_LIST("vdevs", C, eal.vdevs, eal.n_vdevs),
+	KEY_STR_LIST("args", C, eal.args, eal.n_args),
+	KEY_END,
+};
+
+static const struct cfg_key datapath_keys[] = {
+	KEY_UINT_LIST("lcores", C, datapath.lcores, datapath.n_lcores, 0,
+		      UINT32_MAX, 1, CFG_DISTINCT, remember_lcores),
+	KEY_UINT("burst", C, datapath.burst, 1, 512, 0),
+	KEY_UINT("tx_flush_us", C, datapath.tx_flush_us, 1, 10000, 0),
+	KEY_UINT("idle_sleep_us", C, datapath.idle_sleep_us, 0, 100000, 0),
+	KEY_UINT("rx_desc", C, datapath.rx_desc, 64, 16384, 0),
+	KEY_UINT("tx_desc", C, datapath.tx_desc, 64, 16384, 0),
+	KEY_UINT("mbufs", C, datapath.mbufs, 1024, 16777216, CFG_ZERO_OK),
+	KEY_END,
+};
+
+static const struct cfg_key ports_keys[] = {
+	KEY_MAP("uplink", offsetof(C, ports.uplink), port_ref_keys,
+		CFG_REQUIRED, NULL),
+	KEY_MAP("default_target", offsetof(C, ports.default_target),
+		port_ref_keys, 0, mark_default_target),
+	{ .name = "targets", .kind = CFG_CUSTOM, .flags = CFG_REQUIRED,
+	  .parse = parse_targets },
+	KEY_END,
+};
+
+static const struct cfg_key rpc_keys[] = {
+	KEY_UINT_LIST("udp_ports", C, rpc.udp_ports, rpc.n_udp_ports, 1,
+		      UINT16_MAX, 1, CFG_DISTINCT, NULL),
+	KEY_END,
+};
+
+static const struct cfg_key policy_keys[] = {
+	KEY_STR("name", C, policy.name, CFG_NONEMPTY, check_policy_name),
+	KEY_UINT("d", C, policy.params.d, 2, 16, 0),
+	KEY_UINT("k", C, policy.params.k, 1, UINT16_MAX, 0),
+	KEY_UINT("seed", C, policy.params.seed, 0, UINT64_MAX, 0),
+	KEY_BOOL("prefer_running", C, policy.params.prefer_running),
+	KEY_END,
+};
+
+static const struct cfg_key fifo_keys[] = {
+	KEY_UINT("capacity", C, fifo.capacity, 0, 1048576, 0),
+	KEY_END,
+};
+
+static const struct cfg_key affinity_keys[] = {
+	KEY_UINT("entries", C, affinity.entries, 16, 1048576, CFG_POW2),
+	KEY_UINT("timeout_us", C, affinity.timeout_us, 1, 10000000, 0),
+	KEY_END,
+};
+
+static const struct cfg_key host_keys[] = {
+	KEY_ENUM("credits", C, host.credits, credit_mode_names),
+	KEY_STR("credit_ring", C, host.credit_ring, 0, check_shm_name),
+	KEY_UINT("ring_size", C, host.ring_size, 16, TLB_CR_MAX_RING,
+		 CFG_POW2),
+	KEY_UINT("stale_timeout_us", C, host.stale_timeout_us, 100, 60000000,
+		 0),
+	KEY_STR("group", C, host.group, 0, NULL),
+	KEY_END,
+};
+
+static const struct cfg_key telemetry_keys[] = {
+	KEY_BOOL("enabled", C, telemetry.enabled),
+	KEY_END,
+};
+
+static const struct cfg_key log_keys[] = {
+	KEY_ENUM("level", C, log.level, log_level_names),
+	KEY_END,
+};
+
+/* Sections share the base (the whole config): their tables use offsets
+ * into struct tlb_config. */
+static const struct cfg_key root_keys[] = {
+	KEY_MAP("eal", 0, eal_keys, 0, NULL),
+	KEY_MAP("datapath", 0, datapath_keys, 0, NULL),
+	KEY_MAP("ports", 0, ports_keys, CFG_REQUIRED, NULL),
+	KEY_MAP("rpc", 0, rpc_keys, 0, NULL),
+	KEY_MAP("policy", 0, policy_keys, 0, check_policy_params),
+	KEY_MAP("fifo", 0, fifo_keys, 0, NULL),
+	KEY_MAP("affinity", 0, affinity_keys, 0, NULL),
+	KEY_MAP("host", 0, host_keys, 0, NULL),
+	KEY_MAP("telemetry", 0, telemetry_keys, 0, NULL),
+	KEY_MAP("log", 0, log_keys, 0, NULL),
+	KEY_END,
+};
+
+#undef C
+
+/* ---- loading ---- */
+
+/* Reader errors (bad UTF-8, a NUL byte) carry only a byte offset; the
+ * position is counted here the way libyaml counts marks: characters. */
+static void
+offset_to_mark(const char *text, size_t len, size_t offset, size_t *line,
+	       size_t *col)
+{
+	size_t i;
+
+	*line = 1;
+	*col = 1;
+	for (i = 0; i < offset && i < len; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+			(*col)++;
+		}
+	}
+}
+
+static void
+report_parser_error(struct cfg_ctx *ctx, const yaml_parser_t *parser,
+		    const char *text, size_t len)
+{
+	const char *problem = parser->problem ? parser->problem : "error";
+	size_t line, col;
+
+	ctx->n_errors++;
+	if (ctx->errs == NULL)
+		return;
+	switch (parser->error) {
+	case YAML_MEMORY_ERROR:
+		fprintf(ctx->errs, "%s: out of memory\n", ctx->name);
+		return;
+	case YAML_READER_ERROR:
+		offset_to_mark(text, len, parser->problem_offset, &line, &col);
+		fprintf(ctx->errs, "%s:%zu:%zu: invalid input: %s\n",
+			ctx->name, line, col, problem);
+		return;
+	default:
+		break;
+	}
+	fprintf(ctx->errs, "%s:%zu:%zu: syntax error: ", ctx->name,
+		parser->problem_mark.line + 1, parser->problem_mark.column + 1);
+	if (parser->context != NULL)
+		fprintf(ctx->errs, "%s (from %zu:%zu): ", parser->context,
+			parser->context_mark.line + 1,
+			parser->context_mark.column + 1);
+	fprintf(ctx->errs, "%s\n", problem);
+}
+
+static void
+load_text(struct cfg_ctx *ctx, const char *text, size_t len)
+{
+	yaml_document_t doc, extra;
+	const yaml_node_t *root;
+	yaml_parser_t parser;
+
+	if (!yaml_parser_initialize(&parser)) {
+		report_parser_error(ctx, &parser, text, len);
+		return;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
+				     len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		report_parser_error(ctx, &parser, text, len);
+		yaml_parser_delete(&parser);
+		return;
+	}
+	ctx->doc = &doc;
+	root = yaml_document_get_root_node(&doc);
+	if (root != NULL && is_null(root))
+		root = NULL;
+	if (root != NULL && root->type != YAML_MAPPING_NODE)
+		cfg_error(ctx, root, "wrong type: expected a mapping of "
+			  "sections at the top, got %s", node_kind_str(root));
+	else
+		parse_map(ctx, root, root_keys, "", ctx->cfg);
+	check_lcores(ctx);
+	ctx->doc = NULL;
+	yaml_document_delete(&doc);
+
+	/* A second document would be ignored silently otherwise. */
+	if (!yaml_parser_load(&parser, &extra)) {
+		report_parser_error(ctx, &parser, text, len);
+	} else {
+		root = yaml_document_get_root_node(&extra);
+		if (root != NULL)
+			cfg_error(ctx, root,
+				  "only one YAML document is allowed");
+		yaml_document_delete(&extra);
+	}
+	yaml_parser_delete(&parser);
+}
+
+void
+tlb_config_defaults(struct tlb_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+
+	cfg->eal.main_lcore = 0;
+	cfg->eal.memory_mb = 256;
+	strlcpy(cfg->eal.file_prefix, "turbolbd", sizeof(cfg->eal.file_prefix));
+
+	cfg->datapath.lcores[0] = 1;
+	cfg->datapath.n_lcores = 1;
+	cfg->datapath.burst = 32;
+	cfg->datapath.tx_flush_us = 100;
+	cfg->datapath.idle_sleep_us = 0;
+	cfg->datapath.rx_desc = 1024;
+	cfg->datapath.tx_desc = 1024;
+	cfg->datapath.mbufs = 0;
+
+	cfg->rpc.udp_ports[0] = 9000;
+	cfg->rpc.n_udp_ports = 1;
+
+	strlcpy(cfg->policy.name, "jsq", sizeof(cfg->policy.name));
+	tlb_policy_params_default(&cfg->policy.params);
+
+	cfg->fifo.capacity = 4096;
+
+	cfg->affinity.entries = 4096;
+	cfg->affinity.timeout_us = 1000;
+
+	cfg->host.credits = TLB_CREDITS_RING;
+	strlcpy(cfg->host.credit_ring, "/turbolb-credits",
+		sizeof(cfg->host.credit_ring));
+	cfg->host.ring_size = 1024;
+	cfg->host.stale_timeout_us = 10000;
+
+	cfg->telemetry.enabled = true;
+	cfg->log.level = TLB_LOG_INFO;
+}
+
+int
+tlb_config_load_buffer(const char *name, const char *text, size_t len,
+		       struct tlb_config *cfg, FILE *errs)
+{
+	struct cfg_ctx ctx = { .name = name, .errs = errs, .cfg = cfg };
+
+	tlb_config_defaults(cfg);
+	strlcpy(cfg->path, name, sizeof(cfg->path));
+	load_text(&ctx, text, len);
+	return ctx.n_errors;
+}
+
+/* Reads all of f; a configuration is small, and having the text lets
+ * reader errors be given a line and column. */
+static char *
+read_all(FILE *f, size_t *len)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap), *bigger;
+
+	while (buf != NULL) {
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap) {
+			if (ferror(f)) {
+				free(buf);
+				return NULL;
+			}
+			*len = n;
+			return buf;
+		}
+		if (cap >= CFG_FILE_MAX) {
+			free(buf);
+			errno = EFBIG;
+			return NULL;
+		}
+		cap *= 2;
+		bigger = realloc(buf, cap);
+		if (bigger == NULL)
+			free(buf);
+		buf = bigger;
+	}
+	errno = ENOMEM;
+	return NULL;
+}
+
+int
+tlb_config_load(const char *path, struct tlb_config *cfg, FILE *errs)
+{
+	struct cfg_ctx ctx = { .name = path, .errs = errs, .cfg = cfg };
+	const char *what = "cannot open";
+	char *text = NULL;
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	tlb_config_defaults(cfg);
+	strlcpy(cfg->path, path, sizeof(cfg->path));
+	f = fopen(path, "r");
+	if (f != NULL && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		/* fopen() opens a directory; only reading it fails */
+		errno = EISDIR;
+	} else if (f != NULL) {
+		what = "cannot read";
+		text = read_all(f, &len);
+	}
+	if (text == NULL) {
+		if (errs != NULL)
+			fprintf(errs, "%s: %s: %s\n", path, what,
+				strerror(errno));
+		if (f != NULL)
+			fclose(f);
+		return 1;
+	}
+	fclose(f);
+	load_text(&ctx, text, len);
+	free(text);
+	return ctx.n_errors;
+}
+
+void
+tlb_config_free(struct tlb_config *cfg)
+{
+	unsigned int i;
+
+	for (i = 0; i < cfg->eal.n_vdevs; i++) {
+		free(cfg->eal.vdevs[i]);
+		cfg->eal.vdevs[i] = NULL;
+	}
+	cfg->eal.n_vdevs = 0;
+	for (i = 0; i < cfg->eal.n_args; i++) {
+		free(cfg->eal.args[i]);
+		cfg->eal.args[i] = NULL;
+	}
+	cfg->eal.n_args = 0;
+}
+
+static const char *
+enum_name(const struct cfg_enum_name *names, int value)
+{
+	for (; names->name != NULL; names++)
+		if (names->value == value)
+			return names->name;
+	return "?";
+}
+
+const char *
+tlb_credit_mode_str(enum tlb_credit_mode m)
+{
+	return enum_name(credit_mode_names, (int)m);
+}
+
+const char *
+tlb_log_level_str(enum tlb_log_level l)
+{
+	return enum_name(log_level_names, (int)l);
+}
+
+void
+tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len)
+{
+	char param[32] = "";
+
+	/* only the policies that read a parameter show it */
+	if (strcmp(cfg->policy.name, "pod") == 0)
+		snprintf(param, sizeof(param), " (d=%u)", cfg->policy.params.d);
+	else if (strcmp(cfg->policy.name, "jbsq") == 0)
+		snprintf(param, sizeof(param), " (k=%u)", cfg->policy.params.k);
+	snprintf(buf, len,
+		 "policy %s%s, %u target%s, uplink %s, %u datapath lcore%s, "
+		 "credits %s",
+		 cfg->policy.name, param, cfg->ports.n_targets,
+		 cfg->ports.n_targets == 1 ? "" : "s",
+		 cfg->ports.uplink.port[0] ? cfg->ports.uplink.port : "(none)",
+		 cfg->datapath.n_lcores, cfg->datapath.n_lcores == 1 ? "" : "s",
+		 tlb_credit_mode_str(cfg->host.credits));
+}

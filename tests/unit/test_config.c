@@ -1,0 +1,800 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests of the YAML configuration loader: the shipped files, the
+ * defaults, every file of tests/configs/bad/ against its "# expect:" line,
+ * strict integers, range boundaries and the error format.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "turbolb/config.h"
+
+#ifndef TLB_SRCDIR
+#error "build with -DTLB_SRCDIR=\"<repository root>\""
+#endif
+
+#define BAD_DIR TLB_SRCDIR "/tests/configs/bad"
+
+/* A config with just the required keys; tests append sections to it. */
+#define BASE \
+	"ports:\n" \
+	"  uplink: { port: up0 }\n" \
+	"  targets: [ { core: 0, port: host0 } ]\n"
+
+/* Loads text as "t.yaml"; the messages land in *msgs (free() it). */
+static int
+load_text(const char *text, struct tlb_config *cfg, char **msgs)
+{
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	*msgs = NULL;
+	f = open_memstream(msgs, &len);
+	assert_non_null(f);
+	n = tlb_config_load_buffer("t.yaml", text, strlen(text), cfg, f);
+	fclose(f);
+	return n;
+}
+
+/* Error count for text, for tests that only care whether it loads. */
+static int
+count_errors(const char *text)
+{
+	struct tlb_config cfg;
+	char *msgs;
+	int n;
+
+	n = load_text(text, &cfg, &msgs);
+	tlb_config_free(&cfg);
+	free(msgs);
+	return n;
+}
+
+static char *
+concat3(const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+	char *s = malloc(la + lb + lc + 1);
+
+	assert_non_null(s);
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb);
+	memcpy(s + la + lb, c, lc + 1);
+	return s;
+}
+
+/* ---- the shipped configurations ---- */
+
+static void
+test_default_config(void **state)
+{
+	const char *path = TLB_SRCDIR "/configs/turbolbd.yaml";
+	struct tlb_config cfg;
+	char summary[256];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(tlb_config_load(path, &cfg, stderr), 0);
+	assert_string_equal(cfg.path, path);
+
+	assert_true(cfg.eal.no_huge);
+	assert_int_equal(cfg.eal.memory_mb, 256);
+	assert_int_equal(cfg.eal.main_lcore, 0);
+	assert_int_equal(cfg.eal.n_vdevs, 2);
+	assert_string_equal(cfg.eal.vdevs[0],
+			    "net_memif0,role=server,"
+			    "socket=/run/turbolb/uplink.sock,"
+			    "socket-abstract=no,id=0,zero-copy=no");
+	assert_string_equal(cfg.eal.vdevs[1],
+			    "net_memif1,role=server,"
+			    "socket=/run/turbolb/host.sock,"
+			    "socket-abstract=no,id=0");
+
+	assert_string_equal(cfg.ports.uplink.port, "net_memif0");
+	assert_int_equal(cfg.ports.uplink.queue, 0);
+	assert_false(cfg.ports.has_default_target);
+	assert_int_equal(cfg.ports.n_targets, 4);
+	for (i = 0; i < 4; i++) {
+		assert_int_equal(cfg.ports.targets[i].core, i);
+		assert_string_equal(cfg.ports.targets[i].ref.port,
+				    "net_memif1");
+		assert_int_equal(cfg.ports.targets[i].ref.queue, i);
+	}
+
+	assert_int_equal(cfg.datapath.n_lcores, 1);
+	assert_int_equal(cfg.datapath.lcores[0], 1);
+	assert_int_equal(cfg.rpc.n_udp_ports, 1);
+	assert_int_equal(cfg.rpc.udp_ports[0], 9000);
+	assert_string_equal(cfg.policy.name, "jsq");
+	assert_int_equal(cfg.host.credits, TLB_CREDITS_RING);
+	assert_string_equal(cfg.host.credit_ring, "/turbolb-credits");
+	assert_int_equal(cfg.host.ring_size, 1024);
+	assert_int_equal(cfg.log.level, TLB_LOG_INFO);
+
+	tlb_config_summary(&cfg, summary, sizeof(summary));
+	assert_string_equal(summary,
+			    "policy jsq, 4 targets, uplink net_memif0, "
+			    "1 datapath lcore, credits ring");
+	tlb_config_free(&cfg);
+	assert_int_equal(cfg.eal.n_vdevs, 0);
+	assert_null(cfg.eal.vdevs[0]);
+}
+
+static void
+test_bluefield_config(void **state)
+{
+	const char *path = TLB_SRCDIR "/configs/bluefield-example.yaml";
+	struct tlb_config cfg;
+	char name[TLB_CFG_STR_MAX];
+	unsigned int i;
+
+	(void)state;
+	assert_int_equal(tlb_config_load(path, &cfg, stderr), 0);
+
+	assert_false(cfg.eal.no_huge);
+	assert_false(cfg.eal.no_pci);
+	assert_int_equal(cfg.eal.n_vdevs, 0);
+	assert_true(cfg.eal.n_args >= 1);
+	assert_string_equal(cfg.eal.args[0],
+			    "--allow=0000:03:00.0,"
+			    "representor=pf0vf[0-7,65535],dv_flow_en=1");
+
+	assert_int_equal(cfg.datapath.n_lcores, 3);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(cfg.datapath.lcores[i], i + 1);
+
+	assert_string_equal(cfg.ports.uplink.port, "0000:03:00.0");
+	assert_true(cfg.ports.has_default_target);
+	assert_string_equal(cfg.ports.default_target.port,
+			    "0000:03:00.0_representor_vf4294967295");
+	assert_int_equal(cfg.ports.n_targets, 8);
+	for (i = 0; i < 8; i++) {
+		snprintf(name, sizeof(name), "0000:03:00.0_representor_vf%u",
+			 i);
+		assert_int_equal(cfg.ports.targets[i].core, i);
+		assert_string_equal(cfg.ports.targets[i].ref.port, name);
+		assert_int_equal(cfg.ports.targets[i].ref.queue, 0);
+	}
+	assert_string_equal(cfg.policy.name, "jlq");
+	assert_true(cfg.policy.params.prefer_running);
+	assert_string_equal(cfg.host.group, "turbolb");
+	tlb_config_free(&cfg);
+}
+
+/* ---- defaults ---- */
+
+static void
+test_defaults_when_omitted(void **state)
+{
+	struct tlb_config cfg, def;
+	char *msgs;
+
+	(void)state;
+	tlb_config_defaults(&def);
+	assert_int_equal(def.eal.memory_mb, 256);
+	assert_string_equal(def.eal.file_prefix, "turbolbd");
+	assert_int_equal(def.datapath.n_lcores, 1);
+	assert_int_equal(def.datapath.lcores[0], 1);
+	assert_int_equal(def.datapath.burst, 32);
+	assert_int_equal(def.datapath.tx_flush_us, 100);
+	assert_int_equal(def.datapath.rx_desc, 1024);
+	assert_int_equal(def.datapath.mbufs, 0);
+	assert_int_equal(def.rpc.udp_ports[0], 9000);
+	assert_string_equal(def.policy.name, "jsq");
+	assert_int_equal(def.policy.params.d, 2);
+	assert_int_equal(def.policy.params.k, 2);
+	assert_int_equal(def.policy.params.seed, 1);
+	assert_int_equal(def.fifo.capacity, 4096);
+	assert_int_equal(def.affinity.entries, 4096);
+	assert_int_equal(def.affinity.timeout_us, 1000);
+	assert_int_equal(def.host.credits, TLB_CREDITS_RING);
+	assert_string_equal(def.host.credit_ring, "/turbolb-credits");
+	assert_int_equal(def.host.ring_size, 1024);
+	assert_int_equal(def.host.stale_timeout_us, 10000);
+	assert_string_equal(def.host.group, "");
+	assert_true(def.telemetry.enabled);
+	assert_int_equal(def.log.level, TLB_LOG_INFO);
+
+	/* every optional section left out, or present but empty */
+	assert_int_equal(load_text(BASE "eal:\nhost:\n", &cfg, &msgs), 0);
+	assert_memory_equal(&cfg.eal, &def.eal, sizeof(cfg.eal));
+	assert_memory_equal(&cfg.datapath, &def.datapath,
+			    sizeof(cfg.datapath));
+	assert_memory_equal(&cfg.rpc, &def.rpc, sizeof(cfg.rpc));
+	assert_memory_equal(&cfg.policy, &def.policy, sizeof(cfg.policy));
+	assert_memory_equal(&cfg.fifo, &def.fifo, sizeof(cfg.fifo));
+	assert_memory_equal(&cfg.affinity, &def.affinity,
+			    sizeof(cfg.affinity));
+	assert_memory_equal(&cfg.host, &def.host, sizeof(cfg.host));
+	assert_memory_equal(&cfg.telemetry, &def.telemetry,
+			    sizeof(cfg.telemetry));
+	assert_memory_equal(&cfg.log, &def.log, sizeof(cfg.log));
+	assert_int_equal(cfg.ports.uplink.queue, 0);
+	assert_int_equal(cfg.ports.targets[0].ref.queue, 0);
+	assert_false(cfg.ports.has_default_target);
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+/* ---- tests/configs/bad: each file against its "# expect:" line ---- */
+
+static int
+is_yaml(const struct dirent *d)
+{
+	size_t n = strlen(d->d_name);
+
+	return n > 5 && strcmp(d->d_name + n - 5, ".yaml") == 0;
+}
+
+static void
+check_bad_file(const char *path)
+{
+	char line[256], word[128], where[512];
+	struct tlb_config cfg;
+	size_t len = 0, l, c;
+	char *msgs = NULL;
+	FILE *f, *errs;
+	int n;
+
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	if (sscanf(line, "# expect: %zu:%zu %127[^\n]", &l, &c, word) != 3)
+		fail_msg("%s: first line is not '# expect: LINE:COL word'",
+			 path);
+
+	errs = open_memstream(&msgs, &len);
+	assert_non_null(errs);
+	n = tlb_config_load(path, &cfg, errs);
+	fclose(errs);
+	tlb_config_free(&cfg);
+
+	/* the position must start a message: "FILE:LINE:COL: " */
+	snprintf(where, sizeof(where), "%s:%zu:%zu: ", path, l, c);
+	if (n < 1 || strstr(msgs, where) == NULL ||
+	    strstr(strstr(msgs, where), word) == NULL) {
+		print_error("%s: expected an error at %zu:%zu with '%s', got "
+			    "%d error(s):\n%s", path, l, c, word, n, msgs);
+		free(msgs);
+		fail();
+	}
+	free(msgs);
+}
+
+static void
+test_bad_files(void **state)
+{
+	struct dirent **names;
+	char path[512];
+	int i, n;
+
+	(void)state;
+	n = scandir(BAD_DIR, &names, is_yaml, alphasort);
+	assert_true(n >= 13); /* one file per error class, at least */
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/%s", BAD_DIR,
+			 names[i]->d_name);
+		check_bad_file(path);
+		free(names[i]);
+	}
+	free(names);
+}
+
+/* ---- error reporting ---- */
+
+static void
+test_three_errors(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	assert_int_equal(load_text(BASE
+				   "datapath:\n"
+				   "  burst: 0\n"
+				   "  bogus: 1\n"
+				   "host:\n"
+				   "  credits: fast\n",
+				   &cfg, &msgs), 3);
+	assert_non_null(strstr(msgs, "t.yaml:5:10: datapath.burst: "));
+	assert_non_null(strstr(msgs, "t.yaml:6:3: datapath.bogus: unknown key"));
+	assert_non_null(strstr(msgs, "t.yaml:8:12: host.credits: "));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+static void
+test_load_buffer_name(void **state)
+{
+	const char text[] = "ports:\n  uplink: { port: a, queue: x }\n"
+			    "  targets: [ { core: 0, port: b } ]\n";
+	struct tlb_config cfg;
+	size_t len = 0;
+	char *msgs;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&msgs, &len);
+	assert_non_null(f);
+	assert_int_equal(tlb_config_load_buffer("inline config", text,
+						sizeof(text) - 1, &cfg, f),
+			 1);
+	fclose(f);
+	assert_string_equal(cfg.path, "inline config");
+	assert_non_null(strstr(msgs, "inline config:2:29: "
+				     "ports.uplink.queue: wrong type"));
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* len, not a terminating NUL, bounds the text */
+	assert_int_equal(tlb_config_load_buffer("cut", text, 20, &cfg, NULL),
+			 1);
+	tlb_config_free(&cfg);
+	/* no stream: still counted */
+	assert_int_equal(tlb_config_load_buffer("quiet", "x: 1\n", 5, &cfg,
+						NULL), 2);
+	tlb_config_free(&cfg);
+}
+
+static void
+test_missing_file(void **state)
+{
+	struct tlb_config cfg;
+	size_t len = 0;
+	char *msgs;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&msgs, &len);
+	assert_non_null(f);
+	assert_int_equal(tlb_config_load("/nonexistent/turbolbd.yaml", &cfg,
+					 f), 1);
+	fclose(f);
+	assert_string_equal(msgs, "/nonexistent/turbolbd.yaml: cannot open: "
+				  "No such file or directory\n");
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	f = open_memstream(&msgs, &len);
+	assert_non_null(f);
+	assert_int_equal(tlb_config_load(TLB_SRCDIR "/configs", &cfg, f), 1);
+	fclose(f);
+	assert_non_null(strstr(msgs, "cannot open: Is a directory"));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+static void
+test_invalid_utf8(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	/* a byte offset from libyaml, turned into a position: characters,
+	 * not bytes, as for every other message */
+	assert_int_equal(load_text("ports:\n  uplink: { port: \xc3\xa9\xff }\n",
+				   &cfg, &msgs), 1);
+	assert_non_null(strstr(msgs, "t.yaml:2:20: invalid input"));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+static void
+test_structure_errors(void **state)
+{
+	(void)state;
+	/* top level must be a mapping */
+	assert_int_equal(count_errors("- a\n- b\n"), 1);
+	assert_int_equal(count_errors("just text\n"), 1);
+	/* empty file: only the missing section */
+	assert_int_equal(count_errors(""), 1);
+	assert_int_equal(count_errors("# nothing\n"), 1);
+	/* a section that is a scalar or a list */
+	assert_int_equal(count_errors(BASE "eal: 5\n"), 1);
+	assert_int_equal(count_errors(BASE "eal: [1]\n"), 1);
+	/* a list where a scalar goes, a scalar where a list goes */
+	assert_int_equal(count_errors(BASE "datapath:\n  burst: [32]\n"), 1);
+	assert_int_equal(count_errors(BASE "rpc:\n  udp_ports: 9000\n"), 1);
+	assert_int_equal(count_errors(BASE "eal:\n  file_prefix: {a: 1}\n"),
+			 1);
+	/* a non-scalar key */
+	assert_int_equal(count_errors(BASE "? [a]\n: 1\n"), 1);
+	/* duplicate section */
+	assert_int_equal(count_errors(BASE "fifo: {}\nfifo: {}\n"), 1);
+	/* two documents */
+	assert_int_equal(count_errors(BASE "---\n" BASE), 1);
+	/* aliases are resolved and checked like the original */
+	assert_int_equal(count_errors("ports:\n  uplink: &u { port: a }\n"
+				      "  default_target: *u\n"
+				      "  targets: [ { core: 0, port: b } ]\n"),
+			 0);
+	assert_int_equal(count_errors(BASE "fifo: *nowhere\n"), 1);
+	/* booleans: only true and false */
+	assert_int_equal(count_errors(BASE "eal:\n  no_huge: true\n"), 0);
+	assert_int_equal(count_errors(BASE "eal:\n  no_huge: no\n"), 1);
+	assert_int_equal(count_errors(BASE "eal:\n  no_huge: \"true\"\n"), 1);
+	/* an embedded NUL would cut the string silently */
+	assert_int_equal(count_errors(BASE "eal:\n  file_prefix: \"a\\0b\"\n"),
+			 1);
+	/* every log level name, and a wrong one */
+	assert_int_equal(count_errors(BASE "log:\n  level: debug\n"), 0);
+	assert_int_equal(count_errors(BASE "log:\n  level: verbose\n"), 1);
+}
+
+/* ---- strict integers ---- */
+
+static int
+load_seed(const char *value, uint64_t *seed)
+{
+	struct tlb_config cfg;
+	char *text, *msgs;
+	int n;
+
+	text = concat3(BASE "policy:\n  seed: ", value, "\n");
+	n = load_text(text, &cfg, &msgs);
+	*seed = cfg.policy.params.seed;
+	tlb_config_free(&cfg);
+	free(msgs);
+	free(text);
+	return n;
+}
+
+static void
+test_strict_integers(void **state)
+{
+	static const char *const bad[] = {
+		"8080abc", "-1", "-0", "+5", "1e3", "1.5", "010", "0x",
+		"0x1g", "0x-1", "12 34", "\"32\"", "'32'", "~", "true",
+		"18446744073709551616", "0x10000000000000000", "", "[]",
+	};
+	uint64_t seed;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (load_seed(bad[i], &seed) != 1)
+			fail_msg("seed: '%s' accepted", bad[i]);
+	}
+	assert_int_equal(load_seed("0x10", &seed), 0);
+	assert_int_equal(seed, 16);
+	assert_int_equal(load_seed("0XfF", &seed), 0);
+	assert_int_equal(seed, 255);
+	assert_int_equal(load_seed("0", &seed), 0);
+	assert_int_equal(seed, 0);
+	assert_int_equal(load_seed("18446744073709551615", &seed), 0);
+	assert_true(seed == UINT64_MAX);
+	assert_int_equal(load_seed("0xffffffffffffffff", &seed), 0);
+	assert_true(seed == UINT64_MAX);
+
+	/* a 32-bit field: 2^32 is out of range, not wrapped to 0 */
+	assert_int_equal(count_errors(BASE "eal:\n  main_lcore: 4294967296\n"),
+			 1);
+	assert_int_equal(count_errors(BASE "eal:\n  main_lcore: 4294967295\n"),
+			 0);
+}
+
+/* ---- range boundaries ---- */
+
+struct range_case {
+	const char *name;
+	const char *prefix, *suffix; /* text = prefix + value + suffix */
+	size_t off, size;            /* the field in struct tlb_config */
+	uint64_t min, max;
+};
+
+#define FIELD(f) offsetof(struct tlb_config, f), \
+	sizeof(((struct tlb_config *)0)->f)
+
+static const struct range_case range_cases[] = {
+	{ "datapath.burst", BASE "datapath:\n  burst: ", "\n",
+	  FIELD(datapath.burst), 1, 512 },
+	{ "datapath.tx_flush_us", BASE "datapath:\n  tx_flush_us: ", "\n",
+	  FIELD(datapath.tx_flush_us), 1, 10000 },
+	{ "datapath.idle_sleep_us", BASE "datapath:\n  idle_sleep_us: ", "\n",
+	  FIELD(datapath.idle_sleep_us), 0, 100000 },
+	{ "datapath.rx_desc", BASE "datapath:\n  rx_desc: ", "\n",
+	  FIELD(datapath.rx_desc), 64, 16384 },
+	{ "eal.memory_mb", BASE "eal:\n  memory_mb: ", "\n",
+	  FIELD(eal.memory_mb), 16, 1048576 },
+	{ "rpc.udp_ports", BASE "rpc:\n  udp_ports: [", "]\n",
+	  FIELD(rpc.udp_ports[0]), 1, 65535 },
+	{ "ports.uplink.queue",
+	  "ports:\n  uplink: { port: a, queue: ",
+	  " }\n  targets: [ { core: 0, port: b } ]\n",
+	  FIELD(ports.uplink.queue), 0, 65535 },
+	{ "policy.d", BASE "policy:\n  d: ", "\n", FIELD(policy.params.d),
+	  2, 16 },
+	{ "policy.k", BASE "policy:\n  k: ", "\n", FIELD(policy.params.k),
+	  1, 65535 },
+	{ "fifo.capacity", BASE "fifo:\n  capacity: ", "\n",
+	  FIELD(fifo.capacity), 0, 1048576 },
+	{ "affinity.entries", BASE "affinity:\n  entries: ", "\n",
+	  FIELD(affinity.entries), 16, 1048576 },
+	{ "affinity.timeout_us", BASE "affinity:\n  timeout_us: ", "\n",
+	  FIELD(affinity.timeout_us), 1, 10000000 },
+	{ "host.ring_size", BASE "host:\n  ring_size: ", "\n",
+	  FIELD(host.ring_size), 16, TLB_CR_MAX_RING },
+	{ "host.stale_timeout_us", BASE "host:\n  stale_timeout_us: ", "\n",
+	  FIELD(host.stale_timeout_us), 100, 60000000 },
+};
+
+/* Loads one value of a case; returns the error count, and the field. */
+static int
+load_case(const struct range_case *rc, uint64_t v, uint64_t *got)
+{
+	struct tlb_config cfg;
+	char num[32], *text, *msgs;
+	uint16_t u16;
+	uint32_t u32;
+	int n;
+
+	snprintf(num, sizeof(num), "%" PRIu64, v);
+	text = concat3(rc->prefix, num, rc->suffix);
+	n = load_text(text, &cfg, &msgs);
+	if (rc->size == 2) {
+		memcpy(&u16, (char *)&cfg + rc->off, 2);
+		*got = u16;
+	} else {
+		memcpy(&u32, (char *)&cfg + rc->off, 4);
+		*got = u32;
+	}
+	tlb_config_free(&cfg);
+	free(msgs);
+	free(text);
+	return n;
+}
+
+static void
+test_boundaries(void **state)
+{
+	const struct range_case *rc;
+	uint64_t got;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(range_cases) / sizeof(range_cases[0]); i++) {
+		rc = &range_cases[i];
+		if (load_case(rc, rc->min, &got) != 0 || got != rc->min)
+			fail_msg("%s: min %" PRIu64 " rejected", rc->name,
+				 rc->min);
+		if (load_case(rc, rc->max, &got) != 0 || got != rc->max)
+			fail_msg("%s: max %" PRIu64 " rejected", rc->name,
+				 rc->max);
+		if (rc->min > 0 && load_case(rc, rc->min - 1, &got) != 1)
+			fail_msg("%s: min-1 accepted", rc->name);
+		if (load_case(rc, rc->max + 1, &got) != 1)
+			fail_msg("%s: max+1 accepted", rc->name);
+	}
+
+	/* mbufs: 0 (automatic) or 1024..16777216 */
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 0\n"), 0);
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 1\n"), 1);
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 1023\n"), 1);
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 1024\n"), 0);
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 16777216\n"),
+			 0);
+	assert_int_equal(count_errors(BASE "datapath:\n  mbufs: 16777217\n"),
+			 1);
+	/* powers of two only, in range */
+	assert_int_equal(count_errors(BASE "host:\n  ring_size: 48\n"), 1);
+	assert_int_equal(count_errors(BASE "affinity:\n  entries: 4095\n"), 1);
+	assert_int_equal(count_errors(BASE "affinity:\n  entries: 0x1000\n"),
+			 0);
+}
+
+/* ---- lists, targets, strings ---- */
+
+static void
+test_lists(void **state)
+{
+	struct tlb_config cfg;
+	char text[4096], *msgs;
+	unsigned int i;
+	size_t pos;
+
+	(void)state;
+	/* a list replaces the default */
+	assert_int_equal(load_text(BASE "rpc:\n  udp_ports: [7000, 0x1f90]\n"
+				   "datapath:\n  lcores: [3, 2]\n",
+				   &cfg, &msgs), 0);
+	assert_int_equal(cfg.rpc.n_udp_ports, 2);
+	assert_int_equal(cfg.rpc.udp_ports[0], 7000);
+	assert_int_equal(cfg.rpc.udp_ports[1], 8080);
+	assert_int_equal(cfg.datapath.n_lcores, 2);
+	assert_int_equal(cfg.datapath.lcores[0], 3);
+	assert_int_equal(cfg.datapath.lcores[1], 2);
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* empty where at least one is needed; empty where none is */
+	assert_int_equal(count_errors(BASE "datapath:\n  lcores: []\n"), 1);
+	assert_int_equal(count_errors(BASE "rpc:\n  udp_ports: []\n"), 1);
+	assert_int_equal(count_errors(BASE "eal:\n  vdevs: []\n  args:\n"), 0);
+	/* too many */
+	assert_int_equal(count_errors(BASE "rpc:\n  udp_ports: "
+				      "[1,2,3,4,5,6,7,8,9]\n"), 1);
+	assert_int_equal(count_errors(BASE "datapath:\n  lcores: [1, 1]\n"), 1);
+	/* the default main lcore 0 against a datapath lcore */
+	assert_int_equal(count_errors(BASE "datapath:\n  lcores: [0]\n"), 1);
+	/* the default datapath lcore 1 against a main lcore */
+	assert_int_equal(count_errors(BASE "eal:\n  main_lcore: 1\n"), 1);
+	assert_int_equal(count_errors(BASE "eal:\n  vdevs: [\"\"]\n"), 1);
+
+	/* 33 vdevs: 32 kept and freed, the 33rd an error; and a later error
+	 * must not leak the kept ones (LeakSanitizer watches) */
+	pos = (size_t)snprintf(text, sizeof(text), "%seal:\n  vdevs:\n", BASE);
+	for (i = 0; i <= TLB_CFG_MAX_VDEVS; i++)
+		pos += (size_t)snprintf(text + pos, sizeof(text) - pos,
+					"    - net_null%u\n", i);
+	snprintf(text + pos, sizeof(text) - pos, "  bogus: 1\n");
+	assert_int_equal(load_text(text, &cfg, &msgs), 2);
+	assert_int_equal(cfg.eal.n_vdevs, TLB_CFG_MAX_VDEVS);
+	assert_string_equal(cfg.eal.vdevs[31], "net_null31");
+	assert_non_null(strstr(msgs, "eal.vdevs[32]: too many items"));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+static void
+test_targets(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	/* stored by core id, whatever the order in the file */
+	assert_int_equal(load_text("ports:\n"
+				   "  uplink: { port: up }\n"
+				   "  default_target: { port: slow, queue: 7 }\n"
+				   "  targets:\n"
+				   "    - { core: 2, port: c, queue: 5 }\n"
+				   "    - { core: 0, port: a }\n"
+				   "    - core: 1\n"
+				   "      port: b\n"
+				   "      queue: 3\n",
+				   &cfg, &msgs), 0);
+	assert_int_equal(cfg.ports.n_targets, 3);
+	assert_string_equal(cfg.ports.targets[0].ref.port, "a");
+	assert_int_equal(cfg.ports.targets[0].ref.queue, 0);
+	assert_string_equal(cfg.ports.targets[1].ref.port, "b");
+	assert_int_equal(cfg.ports.targets[1].ref.queue, 3);
+	assert_int_equal(cfg.ports.targets[2].core, 2);
+	assert_string_equal(cfg.ports.targets[2].ref.port, "c");
+	assert_int_equal(cfg.ports.targets[2].ref.queue, 5);
+	assert_true(cfg.ports.has_default_target);
+	assert_string_equal(cfg.ports.default_target.port, "slow");
+	assert_int_equal(cfg.ports.default_target.queue, 7);
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* each bad item is reported once */
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: []\n"), 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { port: a } ]\n"), 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { core: 0 } ]\n"), 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ a, b ]\n"), 2);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { core: 256, port: a } ]\n"),
+			 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { core: 0, port: a },\n"
+				      "    { core: 0, port: b },\n"
+				      "    { core: 3, port: c } ]\n"), 2);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: \"\" }\n"
+				      "  targets: [ { core: 0, port: a } ]\n"),
+			 1);
+	assert_int_equal(count_errors("ports:\n  uplink: {}\n"
+				      "  targets: [ { core: 0, port: a } ]\n"),
+			 1);
+}
+
+static void
+test_string_limits(void **state)
+{
+	char longest[TLB_CFG_STR_MAX + 1], ring[TLB_CR_NAME_MAX + 1];
+	char *text;
+
+	(void)state;
+	memset(longest, 'p', sizeof(longest));
+	longest[TLB_CFG_STR_MAX - 1] = '\0';
+	text = concat3("ports:\n  uplink: { port: ", longest,
+		       " }\n  targets: [ { core: 0, port: a } ]\n");
+	assert_int_equal(count_errors(text), 0);
+	free(text);
+	longest[TLB_CFG_STR_MAX - 1] = 'p';
+	longest[TLB_CFG_STR_MAX] = '\0';
+	text = concat3("ports:\n  uplink: { port: ", longest,
+		       " }\n  targets: [ { core: 0, port: a } ]\n");
+	assert_int_equal(count_errors(text), 1);
+	free(text);
+
+	memset(ring, 'r', sizeof(ring));
+	ring[0] = '/';
+	ring[TLB_CR_NAME_MAX - 1] = '\0';
+	text = concat3(BASE "host:\n  credit_ring: ", ring, "\n");
+	assert_int_equal(count_errors(text), 0);
+	free(text);
+	ring[TLB_CR_NAME_MAX - 1] = 'r';
+	ring[TLB_CR_NAME_MAX] = '\0';
+	text = concat3(BASE "host:\n  credit_ring: ", ring, "\n");
+	assert_int_equal(count_errors(text), 1);
+	free(text);
+
+	assert_int_equal(count_errors(BASE "host:\n  credit_ring: /\n"), 1);
+	assert_int_equal(count_errors(BASE "host:\n  credit_ring: /a/b\n"), 1);
+	assert_int_equal(count_errors(BASE "host:\n  group: \"\"\n"), 0);
+	assert_int_equal(count_errors(BASE "policy:\n  name: pod\n"), 0);
+	assert_int_equal(count_errors(BASE "policy:\n  name: JSQ\n"), 1);
+}
+
+static void
+test_summary_and_names(void **state)
+{
+	struct tlb_config cfg;
+	char buf[256], *msgs;
+
+	(void)state;
+	assert_int_equal(load_text(BASE "policy:\n  name: jbsq\n  k: 4\n"
+				   "host:\n  credits: inband\n"
+				   "datapath:\n  lcores: [1, 2]\n",
+				   &cfg, &msgs), 0);
+	tlb_config_summary(&cfg, buf, sizeof(buf));
+	assert_string_equal(buf, "policy jbsq (k=4), 1 target, uplink up0, "
+				 "2 datapath lcores, credits inband");
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	assert_int_equal(load_text(BASE "policy: { name: pod, d: 3 }\n", &cfg,
+				   &msgs), 0);
+	tlb_config_summary(&cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "policy pod (d=3), "));
+	/* a short buffer is cut, still terminated */
+	tlb_config_summary(&cfg, buf, 8);
+	assert_string_equal(buf, "policy ");
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_RING), "ring");
+	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_INBAND), "inband");
+	assert_string_equal(tlb_log_level_str(TLB_LOG_EMERG), "emerg");
+	assert_string_equal(tlb_log_level_str(TLB_LOG_WARNING), "warning");
+	assert_string_equal(tlb_log_level_str(TLB_LOG_DEBUG), "debug");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_config),
+		cmocka_unit_test(test_bluefield_config),
+		cmocka_unit_test(test_defaults_when_omitted),
+		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_three_errors),
+		cmocka_unit_test(test_load_buffer_name),
+		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_invalid_utf8),
+		cmocka_unit_test(test_structure_errors),
+		cmocka_unit_test(test_strict_integers),
+		cmocka_unit_test(test_boundaries),
+		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_string_limits),
+		cmocka_unit_test(test_summary_and_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
