@@ -1,12 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * turbolbd: the on-NIC RPC load balancer daemon.
+ *
+ * Start-up: config -> EAL -> ports -> credit ring -> dispatcher state ->
+ * telemetry -> poll loops on the datapath lcores; the main lcore waits for
+ * a signal. Shutdown runs the same steps backwards.
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
 
 #include "turbolb/config.h"
+#include "turbolb/credit_ring.h"
+#include "dp.h"
+#include "eal.h"
+#include "log.h"
+#include "port.h"
+#include "telemetry.h"
+
+RTE_LOG_REGISTER(tlb_logtype_main, turbolb.main, INFO);
 
 static void
 usage(FILE *f, const char *prog)
@@ -49,6 +70,121 @@ check_config(const char *path)
 	return errors == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	tlb_force_quit = true;
+}
+
+static void
+log_summary(void)
+{
+	for (unsigned int d = 0; d < tlb_n_dps; d++) {
+		const struct tlb_dp *dp = tlb_dps[d];
+
+		TLB_LOG(NOTICE, main, "lcore %u final counters:", dp->lcore_id);
+		for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++)
+			if (dp->stats.c[i] != 0)
+				TLB_LOG(NOTICE, main, "  %-24s %" PRIu64,
+					tlb_dp_counter_names[i],
+					dp->stats.c[i]);
+		for (unsigned int e = 1; e < TLB_PARSE_ERR_MAX; e++)
+			if (dp->stats.drop_parse[e] != 0)
+				TLB_LOG(NOTICE, main,
+					"  drop_parse_%-13s %" PRIu64,
+					tlb_parse_err_str(e),
+					dp->stats.drop_parse[e]);
+		for (uint32_t i = 0; i < dp->n_cores; i++)
+			TLB_LOG(NOTICE, main,
+				"  core %u: sent %" PRIu64 " completed %" PRIu64,
+				i, dp->lv->core[i].sent,
+				dp->lv->core[i].completed);
+	}
+}
+
+static int
+run(const struct tlb_config *cfg, const char *prog, int n_over, char **over)
+{
+	struct rte_mempool *pool = NULL;
+	struct tlb_cr *cr = NULL;
+	char err[256];
+	int rc = EXIT_FAILURE;
+
+	if (tlb_eal_init(cfg, prog, n_over, over) != 0)
+		return EXIT_FAILURE;
+	rte_log_set_level_pattern("turbolb.*", (uint32_t)cfg->log.level);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	if (cfg->datapath.n_lcores != 1) {
+		TLB_LOG(ERR, main, "%u datapath lcores configured; this version "
+			"runs exactly one dispatcher lcore",
+			cfg->datapath.n_lcores);
+		goto out;
+	}
+	unsigned int lcore = cfg->datapath.lcores[0];
+	if (!rte_lcore_is_enabled(lcore) || lcore == rte_get_main_lcore()) {
+		TLB_LOG(ERR, main, "datapath lcore %u is not a worker lcore",
+			lcore);
+		goto out;
+	}
+
+	if (tlb_ports_setup(cfg, &pool) != 0)
+		goto out;
+
+	mode_t mode = cfg->host.group[0] != '\0' ? 0640 : 0600;
+	if (tlb_cr_create(cfg->host.credit_ring, cfg->ports.n_targets,
+			  cfg->host.ring_size, mode, &cr, err,
+			  sizeof(err)) != 0) {
+		TLB_LOG(ERR, main, "%s", err);
+		goto out;
+	}
+	TLB_LOG(INFO, main, "credit ring %s: %u cores x %u records, credits %s",
+		cfg->host.credit_ring, cfg->ports.n_targets,
+		cfg->host.ring_size, tlb_credit_mode_str(cfg->host.credits));
+
+	struct tlb_dp *dp = rte_zmalloc_socket("tlb_dp", sizeof(*dp),
+					       RTE_CACHE_LINE_SIZE,
+					       (int)rte_lcore_to_socket_id(lcore));
+	if (dp == NULL || tlb_dp_init(dp, cfg, lcore, cr, err,
+				      sizeof(err)) != 0) {
+		TLB_LOG(ERR, main, "dispatcher: %s",
+			dp == NULL ? "no memory" : err);
+		rte_free(dp);
+		goto out;
+	}
+	tlb_dps[tlb_n_dps++] = dp;
+
+	if (cfg->telemetry.enabled)
+		tlb_telemetry_register();
+
+	char summary[512];
+	tlb_config_summary(cfg, summary, sizeof(summary));
+	TLB_LOG(NOTICE, main, "running: %s", summary);
+
+	rte_eal_remote_launch(tlb_dp_main, dp, lcore);
+	while (!tlb_force_quit)
+		usleep(100 * 1000);
+	TLB_LOG(NOTICE, main, "stopping");
+	rte_eal_mp_wait_lcore();
+	log_summary();
+	rc = EXIT_SUCCESS;
+out:
+	for (unsigned int d = 0; d < tlb_n_dps; d++) {
+		tlb_dp_fini(tlb_dps[d]);
+		rte_free(tlb_dps[d]);
+		tlb_dps[d] = NULL;
+	}
+	tlb_n_dps = 0;
+	tlb_ports_teardown();
+	rte_mempool_free(pool);
+	if (cr != NULL)
+		tlb_cr_destroy(cr, true);
+	rte_eal_cleanup();
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -60,7 +196,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *config_path = NULL;
-	int opt;
+	struct tlb_config cfg;
+	int opt, rc;
 
 	while ((opt = getopt_long(argc, argv, "+c:t:hV", longopts, NULL)) !=
 	       -1) {
@@ -85,7 +222,12 @@ main(int argc, char **argv)
 		usage(stderr, argv[0]);
 		return 2;
 	}
-	fprintf(stderr, "turbolbd: the data path is not built yet; "
-			"use --check-config\n");
-	return EXIT_FAILURE;
+	if (tlb_config_load(config_path, &cfg, stderr) != 0) {
+		tlb_config_free(&cfg);
+		return EXIT_FAILURE;
+	}
+	/* Whatever follows "--" overrides the EAL arguments of the file. */
+	rc = run(&cfg, argv[0], argc - optind, argv + optind);
+	tlb_config_free(&cfg);
+	return rc;
 }

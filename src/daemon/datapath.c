@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The poll loop of a dispatcher lcore.
+ *
+ *   uplink RX -> parse -> request?  affinity / FIFO / policy -> target TX
+ *                         not ours? -> default target TX (pass through)
+ *   target RX -> parse -> response? count completion (inband) -> uplink TX
+ *                         not ours? -> uplink TX (pass through)
+ *   credit ring -> completions (credits: ring)
+ *   every tx_flush_us: flush TX buffers, liveness, host run states, epoch
+ */
+#include <string.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_prefetch.h>
+
+#include "turbolb/stats.h"
+#include "dp.h"
+#include "log.h"
+#include "port.h"
+
+RTE_LOG_REGISTER(tlb_logtype_dp, turbolb.dp, INFO);
+
+#define MAX_BURST 512
+#define CREDIT_BURST 32
+#define PREFETCH_AHEAD 3
+
+volatile bool tlb_force_quit;
+struct tlb_dp *tlb_dps[RTE_MAX_LCORE];
+unsigned int tlb_n_dps;
+
+const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS] = {
+#define X(name) #name,
+	TLB_DP_COUNTERS(X)
+#undef X
+};
+
+/* Per mbuf: the work this dispatcher charged for it plus one (0: none), so
+ * a request dropped after it was charged can be uncharged. */
+static int charge_offset = -1;
+
+static inline uint32_t *
+charge_of(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, charge_offset, uint32_t *);
+}
+
+static inline void
+count(struct tlb_dp *dp, enum tlb_dp_counter c, uint64_t n)
+{
+	tlb_counter_add(&dp->stats.c[c], n);
+}
+
+static inline uint64_t
+tsc_to_ns(const struct tlb_dp *dp, uint64_t tsc)
+{
+	return (uint64_t)((double)tsc * 1e9 / (double)dp->tsc_hz);
+}
+
+/* TX ring full: whatever was charged to a core never reaches it, so it is
+ * no longer outstanding there. */
+static void
+tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
+{
+	struct tlb_dp_port *port = userdata;
+	struct tlb_dp *dp = port->dp;
+
+	for (uint16_t i = 0; i < unsent; i++) {
+		uint32_t charged = *charge_of(pkts[i]);
+
+		if (port->core >= 0 && charged != 0)
+			tlb_lv_on_complete(dp->lv, (uint32_t)port->core, 1,
+					   charged - 1);
+		rte_pktmbuf_free(pkts[i]);
+	}
+	count(dp, port->drop, unsent);
+}
+
+static int
+port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
+	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
+	  char *err, size_t errlen);
+
+static inline void
+port_send(struct tlb_dp_port *port, struct rte_mbuf *m)
+{
+	rte_eth_tx_buffer(port->port_id, port->queue, port->txb, m);
+}
+
+/* ---- NIC-side FIFO ---- */
+
+static inline bool
+fifo_empty(const struct tlb_fifo *f)
+{
+	return f->head == f->tail;
+}
+
+static inline bool
+fifo_push(struct tlb_fifo *f, struct rte_mbuf *m)
+{
+	if (f->tail - f->head >= f->limit)
+		return false;
+	f->slot[f->tail++ & (f->capacity - 1)] = m;
+	return true;
+}
+
+static inline struct rte_mbuf *
+fifo_peek(const struct tlb_fifo *f)
+{
+	return f->slot[f->head & (f->capacity - 1)];
+}
+
+/* ---- request path ---- */
+
+enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
+
+/* Sends a parsed request to its core. Continuation packets of a message
+ * follow the first; new messages go to the policy's choice, unless the
+ * FIFO already holds older requests (arrival order is kept) or the policy
+ * says hold. */
+static enum steer_result
+steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
+      bool from_fifo, uint64_t now_ns)
+{
+	struct tlb_aff_key akey;
+	bool multi = p->hdr.pkt_cnt > 1;
+	int core;
+
+	if (unlikely(multi)) {
+		tlb_aff_key_of(&akey, p);
+		core = tlb_aff_lookup(dp->aff, &akey, now_ns);
+		if (core >= 0 && (uint32_t)core < dp->n_cores &&
+		    tlb_lv_eligible(dp->lv, (uint32_t)core)) {
+			*charge_of(m) = 0;
+			count(dp, TLB_DP_affinity_hits, 1);
+			count(dp, TLB_DP_steered, 1);
+			port_send(&dp->target[core], m);
+			return STEER_SENT;
+		}
+	}
+	if (!from_fifo && unlikely(!fifo_empty(&dp->fifo)))
+		return STEER_HOLD;
+
+	struct tlb_request_info req = {
+		.key = &p->key,
+		.svc_hint_ns = (p->hdr.flags & TLB_RPC_F_HINT) ?
+				       p->hdr.svc_hint_ns : 0,
+		.svc_class = p->hdr.svc_class,
+	};
+
+	core = tlb_policy_pick(&dp->policy, dp->lv, &req);
+	if (core == TLB_PICK_HOLD)
+		return STEER_HOLD;
+	if (unlikely(core < 0)) {
+		count(dp, TLB_DP_drop_no_core, 1);
+		rte_pktmbuf_free(m);
+		return STEER_DROPPED;
+	}
+
+	uint32_t work = tlb_policy_work_estimate(&dp->policy, &req);
+
+	if (work == UINT32_MAX)
+		work--; /* the charge field stores work + 1 */
+	tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
+	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
+	*charge_of(m) = work + 1;
+	if (multi)
+		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
+			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
+	count(dp, TLB_DP_messages, 1);
+	count(dp, TLB_DP_steered, 1);
+	if (from_fifo)
+		count(dp, TLB_DP_released, 1);
+	port_send(&dp->target[core], m);
+	return STEER_SENT;
+}
+
+static void
+hold(struct tlb_dp *dp, struct rte_mbuf *m)
+{
+	if (fifo_push(&dp->fifo, m)) {
+		count(dp, TLB_DP_held, 1);
+	} else {
+		count(dp, TLB_DP_drop_fifo_full, 1);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Returns false (frame dropped and counted) unless the frame is whole in
+ * its first segment and parses. */
+static inline bool
+parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
+{
+	enum tlb_parse_err e;
+
+	if (unlikely(m->nb_segs > 1) && rte_pktmbuf_linearize(m) != 0) {
+		count(dp, TLB_DP_drop_multi_segment, 1);
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	e = tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
+			    rte_pktmbuf_data_len(m), &dp->parse_opts, p);
+	if (unlikely(e != TLB_PARSE_OK)) {
+		tlb_counter_add(&dp->stats.drop_parse[e], 1);
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	return true;
+}
+
+static void
+from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
+{
+	struct tlb_parsed p;
+
+	if (!parse_mbuf(dp, m, &p))
+		return;
+	switch (p.cls) {
+	case TLB_FRAME_REQUEST:
+		if (steer(dp, m, &p, false, now_ns) == STEER_HOLD)
+			hold(dp, m);
+		break;
+	case TLB_FRAME_PASS:
+		if (dp->has_default_target) {
+			count(dp, TLB_DP_pass_up, 1);
+			port_send(&dp->default_target, m);
+		} else {
+			count(dp, TLB_DP_drop_no_default_target, 1);
+			rte_pktmbuf_free(m);
+		}
+		break;
+	default:
+		count(dp, TLB_DP_drop_bad_direction, 1);
+		rte_pktmbuf_free(m);
+		break;
+	}
+}
+
+/* Releases held requests, oldest first, while the policy admits them. */
+static unsigned int
+drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
+{
+	struct tlb_fifo *f = &dp->fifo;
+	unsigned int n = 0;
+
+	while (!fifo_empty(f)) {
+		struct rte_mbuf *m = fifo_peek(f);
+		struct tlb_parsed p;
+
+		/* It parsed when it came in; the frame is unchanged. */
+		tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
+				rte_pktmbuf_data_len(m), &dp->parse_opts, &p);
+		if (steer(dp, m, &p, true, now_ns) == STEER_HOLD)
+			break;
+		f->head++;
+		n++;
+	}
+	return n;
+}
+
+/* ---- response path ---- */
+
+static void
+from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
+{
+	struct tlb_parsed p;
+
+	if (!parse_mbuf(dp, m, &p))
+		return;
+	switch (p.cls) {
+	case TLB_FRAME_RESPONSE:
+		/* One completion per message, on its first packet. */
+		if (p.hdr.pkt_idx == 0) {
+			if (dp->credits == TLB_CREDITS_INBAND) {
+				uint64_t extra = tlb_lv_on_complete(
+					dp->lv, core, 1, p.hdr.work_ns);
+
+				count(dp, TLB_DP_completions_inband, 1 - extra);
+				count(dp, TLB_DP_completions_extra, extra);
+			}
+			if (p.hdr.service_ns != 0)
+				tlb_policy_observe(&dp->policy,
+						   p.hdr.svc_class,
+						   p.hdr.service_ns);
+		}
+		count(dp, TLB_DP_responses, 1);
+		port_send(&dp->uplink, m);
+		break;
+	case TLB_FRAME_PASS:
+		count(dp, TLB_DP_pass_down, 1);
+		port_send(&dp->uplink, m);
+		break;
+	default:
+		count(dp, TLB_DP_drop_bad_direction, 1);
+		rte_pktmbuf_free(m);
+		break;
+	}
+}
+
+static unsigned int
+drain_credits(struct tlb_dp *dp)
+{
+	struct tlb_credit rec[CREDIT_BURST];
+	unsigned int moved = 0;
+
+	for (uint32_t i = 0; i < dp->n_cores; i++) {
+		unsigned int n = tlb_cr_drain(dp->cr, i, rec, CREDIT_BURST);
+		uint64_t done = 0, work = 0;
+
+		if (likely(n == 0))
+			continue;
+		for (unsigned int j = 0; j < n; j++) {
+			done += rec[j].completions;
+			work += rec[j].work_ns;
+		}
+		uint64_t extra = tlb_lv_on_complete(dp->lv, i, done, work);
+		count(dp, TLB_DP_completions_credit, done - extra);
+		count(dp, TLB_DP_completions_extra, extra);
+		moved += n;
+	}
+	return moved;
+}
+
+/* Run states and restarts of the host side, liveness of each core. */
+static void
+housekeeping(struct tlb_dp *dp, uint64_t now_ns)
+{
+	if (dp->cr != NULL) {
+		uint64_t epoch = tlb_cr_host_epoch(dp->cr);
+
+		if (unlikely(epoch != dp->host_epoch)) {
+			uint64_t stranded = 0;
+
+			for (uint32_t i = 0; i < dp->n_cores; i++)
+				stranded += tlb_lv_reset_core(dp->lv, i);
+			if (dp->host_epoch != 0)
+				count(dp, TLB_DP_host_restarts, 1);
+			count(dp, TLB_DP_stranded, stranded);
+			TLB_LOG(NOTICE, dp,
+				"lcore %u: host side attached (epoch %#" PRIx64
+				"), %" PRIu64 " requests stranded",
+				dp->lcore_id, epoch, stranded);
+			dp->host_epoch = epoch;
+		}
+		for (uint32_t i = 0; i < dp->n_cores; i++) {
+			enum tlb_core_run_state st = tlb_cr_state(dp->cr, i);
+			bool online = dp->credits == TLB_CREDITS_INBAND ||
+				      st != TLB_RUN_OFFLINE;
+
+			if (online != (bool)dp->lv->core[i].online)
+				tlb_lv_set_online(dp->lv, i, online);
+			if ((st == TLB_RUN_RUNNING) != dp->lv->core[i].running)
+				tlb_lv_set_running(dp->lv, i,
+						   st == TLB_RUN_RUNNING);
+		}
+	}
+	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns) != 0)
+		for (uint32_t i = 0; i < dp->n_cores; i++)
+			TLB_LOG(DEBUG, dp, "core %u: %s", i,
+				dp->lv->core[i].stale ? "stale" : "live");
+}
+
+void
+tlb_dp_flush(struct tlb_dp *dp)
+{
+	rte_eth_tx_buffer_flush(dp->uplink.port_id, dp->uplink.queue,
+				dp->uplink.txb);
+	for (uint32_t i = 0; i < dp->n_cores; i++)
+		rte_eth_tx_buffer_flush(dp->target[i].port_id,
+					dp->target[i].queue,
+					dp->target[i].txb);
+	if (dp->has_default_target)
+		rte_eth_tx_buffer_flush(dp->default_target.port_id,
+					dp->default_target.queue,
+					dp->default_target.txb);
+}
+
+static inline void
+prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
+{
+	if (i + PREFETCH_AHEAD < n)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+}
+
+unsigned int
+tlb_dp_poll(struct tlb_dp *dp)
+{
+	struct rte_mbuf *pkts[MAX_BURST];
+	uint16_t burst = (uint16_t)dp->cfg->datapath.burst;
+	uint64_t now = rte_rdtsc();
+	uint64_t now_ns = tsc_to_ns(dp, now);
+	unsigned int moved = 0;
+	uint16_t n;
+
+	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
+	if (n != 0) {
+		count(dp, TLB_DP_rx_uplink, n);
+		for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_burst(pkts, n, i);
+			from_uplink(dp, pkts[i], now_ns);
+		}
+		moved += n;
+	}
+
+	for (uint32_t c = 0; c < dp->n_cores; c++) {
+		struct tlb_dp_port *t = &dp->target[c];
+
+		n = rte_eth_rx_burst(t->port_id, t->queue, pkts, burst);
+		if (n == 0)
+			continue;
+		count(dp, TLB_DP_rx_targets, n);
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_burst(pkts, n, i);
+			from_target(dp, c, pkts[i]);
+		}
+		moved += n;
+	}
+
+	if (dp->has_default_target) {
+		n = rte_eth_rx_burst(dp->default_target.port_id,
+				     dp->default_target.queue, pkts, burst);
+		for (uint16_t i = 0; i < n; i++)
+			port_send(&dp->uplink, pkts[i]);
+		count(dp, TLB_DP_rx_targets, n);
+		count(dp, TLB_DP_pass_down, n);
+		moved += n;
+	}
+
+	if (dp->cr != NULL && dp->credits == TLB_CREDITS_RING)
+		moved += drain_credits(dp);
+	if (unlikely(!fifo_empty(&dp->fifo)))
+		moved += drain_fifo(dp, now_ns);
+
+	/* Flush when idle (lowest latency at low load) and at least every
+	 * tx_flush_us under load. */
+	if (moved == 0 || now - dp->last_flush_tsc > dp->flush_tsc) {
+		tlb_dp_flush(dp);
+		dp->last_flush_tsc = now;
+	}
+	if (now - dp->last_housekeeping_tsc > dp->flush_tsc) {
+		housekeeping(dp, now_ns);
+		dp->last_housekeeping_tsc = now;
+	}
+	tlb_counter_add(&dp->stats.loops, 1);
+	if (moved != 0)
+		tlb_counter_add(&dp->stats.busy_loops, 1);
+	return moved;
+}
+
+int
+tlb_dp_main(void *arg)
+{
+	struct tlb_dp *dp = arg;
+	uint32_t idle_us = dp->cfg->datapath.idle_sleep_us;
+
+	TLB_LOG(INFO, dp, "lcore %u: polling (policy %s, %u host cores)",
+		dp->lcore_id, dp->policy.ops->name, dp->n_cores);
+	while (!tlb_force_quit) {
+		if (tlb_dp_poll(dp) == 0 && idle_us != 0)
+			rte_delay_us_sleep(idle_us);
+	}
+	tlb_dp_flush(dp);
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+static int
+port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
+	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
+	  char *err, size_t errlen)
+{
+	uint16_t burst = (uint16_t)dp->cfg->datapath.burst;
+
+	if (tlb_port_lookup(ref->port, &port->port_id) != 0) {
+		snprintf(err, errlen, "no port '%s'", ref->port);
+		return -1;
+	}
+	port->queue = ref->queue;
+	port->core = core;
+	port->drop = drop;
+	port->dp = dp;
+	port->txb = rte_zmalloc_socket("tlb_txb",
+				       RTE_ETH_TX_BUFFER_SIZE(burst), 0,
+				       (int)rte_lcore_to_socket_id(dp->lcore_id));
+	if (port->txb == NULL) {
+		snprintf(err, errlen, "no memory for TX buffers");
+		return -1;
+	}
+	rte_eth_tx_buffer_init(port->txb, burst);
+	rte_eth_tx_buffer_set_err_callback(port->txb, tx_unsent, port);
+	return 0;
+}
+
+int
+tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
+	    unsigned int lcore_id, struct tlb_cr *cr, char *err, size_t errlen)
+{
+	static const struct rte_mbuf_dynfield charge_desc = {
+		.name = "turbolb_charge",
+		.size = sizeof(uint32_t),
+		.align = __alignof__(uint32_t),
+	};
+	uint32_t cap = 1;
+
+	memset(dp, 0, sizeof(*dp));
+	dp->lcore_id = lcore_id;
+	dp->cfg = cfg;
+	dp->n_cores = cfg->ports.n_targets;
+	dp->credits = cfg->host.credits;
+	dp->cr = cr;
+	dp->tsc_hz = rte_get_tsc_hz();
+	dp->flush_tsc = dp->tsc_hz / 1000000 * cfg->datapath.tx_flush_us;
+	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
+	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)
+		dp->parse_opts.udp_ports[i] = cfg->rpc.udp_ports[i];
+	dp->parse_opts.n_udp_ports = cfg->rpc.n_udp_ports;
+
+	if (charge_offset < 0) {
+		charge_offset = rte_mbuf_dynfield_register(&charge_desc);
+		if (charge_offset < 0) {
+			snprintf(err, errlen, "mbuf dynfield: %s",
+				 rte_strerror(rte_errno));
+			return -1;
+		}
+	}
+	if (tlb_policy_init(&dp->policy, cfg->policy.name, &cfg->policy.params,
+			    dp->n_cores, err, errlen) != 0)
+		return -1;
+	dp->lv = rte_zmalloc("tlb_lv", sizeof(*dp->lv), RTE_CACHE_LINE_SIZE);
+	dp->aff = tlb_aff_create(cfg->affinity.entries,
+				 (uint64_t)cfg->affinity.timeout_us * 1000);
+	while (cap < cfg->fifo.capacity)
+		cap <<= 1;
+	dp->fifo.capacity = cap;
+	dp->fifo.limit = cfg->fifo.capacity;
+	dp->fifo.slot = rte_zmalloc("tlb_fifo", sizeof(struct rte_mbuf *) * cap,
+				    RTE_CACHE_LINE_SIZE);
+	if (dp->lv == NULL || dp->aff == NULL || dp->fifo.slot == NULL) {
+		snprintf(err, errlen, "no memory for the dispatcher state");
+		tlb_dp_fini(dp);
+		return -1;
+	}
+	tlb_lv_init(dp->lv, dp->n_cores);
+	/* With credits from the ring, a core is offline until its host
+	 * thread says otherwise. */
+	if (cr != NULL && dp->credits == TLB_CREDITS_RING)
+		for (uint32_t i = 0; i < dp->n_cores; i++)
+			tlb_lv_set_online(dp->lv, i, false);
+
+	if (port_init(dp, &dp->uplink, &cfg->ports.uplink, -1,
+		      TLB_DP_drop_uplink_tx_full,
+		      err, errlen) != 0)
+		goto fail;
+	for (uint32_t i = 0; i < dp->n_cores; i++)
+		if (port_init(dp, &dp->target[i], &cfg->ports.targets[i].ref,
+			      (int)i, TLB_DP_drop_tx_full, err, errlen) != 0)
+			goto fail;
+	dp->has_default_target = cfg->ports.has_default_target;
+	if (dp->has_default_target &&
+	    port_init(dp, &dp->default_target, &cfg->ports.default_target, -1,
+		      TLB_DP_drop_default_tx_full, err, errlen) != 0)
+		goto fail;
+	dp->last_flush_tsc = dp->last_housekeeping_tsc = rte_rdtsc();
+	return 0;
+fail:
+	tlb_dp_fini(dp);
+	return -1;
+}
+
+void
+tlb_dp_fini(struct tlb_dp *dp)
+{
+	struct tlb_fifo *f = &dp->fifo;
+
+	if (f->slot != NULL) {
+		while (!fifo_empty(f)) {
+			rte_pktmbuf_free(fifo_peek(f));
+			f->head++;
+			count(dp, TLB_DP_drop_shutdown, 1);
+		}
+		rte_free(f->slot);
+		f->slot = NULL;
+	}
+	rte_free(dp->uplink.txb);
+	rte_free(dp->default_target.txb);
+	dp->uplink.txb = dp->default_target.txb = NULL;
+	for (uint32_t i = 0; i < TLB_MAX_CORES; i++) {
+		rte_free(dp->target[i].txb);
+		dp->target[i].txb = NULL;
+	}
+	rte_free(dp->lv);
+	dp->lv = NULL;
+	tlb_aff_free(dp->aff);
+	dp->aff = NULL;
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The datapath of one dispatcher lcore: request path (uplink RX -> parse
+ * -> policy -> target TX), response path (target RX -> count completion
+ * -> uplink TX), credit draining, liveness, the NIC-side FIFO and the
+ * message affinity table. Everything in struct tlb_dp is written only by
+ * its lcore; the telemetry thread reads counters with relaxed loads.
+ */
+#ifndef TURBOLBD_DP_H
+#define TURBOLBD_DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "turbolb/affinity.h"
+#include "turbolb/config.h"
+#include "turbolb/credit_ring.h"
+#include "turbolb/load_view.h"
+#include "turbolb/policy.h"
+#include "turbolb/proto.h"
+
+/* Counters, in the order telemetry prints them. Drops carry "drop_". */
+#define TLB_DP_COUNTERS(X)                                                    \
+	X(rx_uplink)         /* frames received from the uplink */          \
+	X(rx_targets)        /* frames received from host cores' ports */   \
+	X(steered)           /* request packets sent to a host core */      \
+	X(messages)          /* request messages charged to a core */       \
+	X(affinity_hits)     /* continuation packets kept on their core */  \
+	X(held)              /* requests put in the NIC-side FIFO */        \
+	X(released)          /* requests that left the FIFO to a core */    \
+	X(responses)         /* response packets sent to the uplink */      \
+	X(completions_inband) /* completions counted from responses */      \
+	X(completions_credit) /* completions counted from the credit ring */\
+	X(completions_extra) /* completions beyond what was outstanding */  \
+	X(pass_up)           /* non-RPC uplink -> default target */         \
+	X(pass_down)         /* non-RPC from the host side -> uplink */     \
+	X(host_restarts)     /* credit ring epoch changes seen */           \
+	X(stranded)          /* requests in flight at a host that restarted */\
+	X(drop_fifo_full)    /* held request, FIFO full (or no FIFO) */     \
+	X(drop_no_core)      /* no eligible host core */                    \
+	X(drop_tx_full)      /* target TX ring full */                      \
+	X(drop_uplink_tx_full) /* uplink TX ring full */                    \
+	X(drop_default_tx_full) /* default target TX ring full */           \
+	X(drop_no_default_target) /* non-RPC frame, no default target */     \
+	X(drop_bad_direction) /* response from the uplink, request from a host */\
+	X(drop_multi_segment) /* frame could not be linearized */           \
+	X(drop_shutdown)     /* still held in the FIFO at shutdown */
+
+enum tlb_dp_counter {
+#define X(name) TLB_DP_##name,
+	TLB_DP_COUNTERS(X)
+#undef X
+	TLB_DP_N_COUNTERS
+};
+
+extern const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS];
+
+struct tlb_dp_stats {
+	uint64_t c[TLB_DP_N_COUNTERS];
+	uint64_t drop_parse[TLB_PARSE_ERR_MAX]; /* by parse error code */
+	uint64_t loops;       /* heartbeat: iterations of the poll loop */
+	uint64_t busy_loops;  /* iterations that moved a packet */
+} __rte_cache_aligned;
+
+struct tlb_dp;
+
+/* A queue of a port this lcore sends to and receives from. */
+struct tlb_dp_port {
+	uint16_t port_id;
+	uint16_t queue;
+	int core;                 /* host core, or -1 (uplink, default) */
+	enum tlb_dp_counter drop; /* counted when its TX ring is full */
+	struct tlb_dp *dp;
+	struct rte_eth_dev_tx_buffer *txb;
+};
+
+/* A NIC-side FIFO of held requests: a plain ring of mbuf pointers, since
+ * only this lcore ever touches it. */
+struct tlb_fifo {
+	struct rte_mbuf **slot;
+	uint32_t capacity; /* power of two >= the configured capacity */
+	uint32_t limit;    /* the configured capacity */
+	uint32_t head, tail;
+};
+
+struct tlb_dp {
+	unsigned int lcore_id;
+	const struct tlb_config *cfg;
+	struct tlb_parse_opts parse_opts;
+	uint32_t n_cores;
+	enum tlb_credit_mode credits;
+	uint64_t tsc_hz;
+	uint64_t flush_tsc;       /* TX flush period in TSC cycles */
+	uint64_t stale_timeout_ns;
+
+	struct tlb_dp_port uplink;
+	struct tlb_dp_port target[TLB_MAX_CORES];
+	bool has_default_target;
+	struct tlb_dp_port default_target;
+
+	struct tlb_policy policy;
+	struct tlb_load_view *lv;  /* this dispatcher's view */
+	struct tlb_affinity *aff;
+	struct tlb_fifo fifo;
+	struct tlb_cr *cr;         /* NULL: no credit ring */
+	uint64_t host_epoch;
+
+	uint64_t last_flush_tsc;
+	uint64_t last_housekeeping_tsc;
+	uint32_t bursts_since_housekeeping;
+	struct tlb_dp_stats stats;
+};
+
+/* Sets dp up for lcore_id over already configured ports (see port.h);
+ * cr may be NULL. Returns 0, or -1 with err filled. */
+int tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
+		unsigned int lcore_id, struct tlb_cr *cr, char *err,
+		size_t errlen);
+
+/* One iteration of the poll loop; returns the number of packets moved. */
+unsigned int tlb_dp_poll(struct tlb_dp *dp);
+
+/* Sends everything buffered now. */
+void tlb_dp_flush(struct tlb_dp *dp);
+
+/* Frees what the FIFO still holds (counted drop_shutdown) and the state. */
+void tlb_dp_fini(struct tlb_dp *dp);
+
+/* The lcore loop: polls until *quit. */
+int tlb_dp_main(void *arg);
+
+/* Set by the signal handler. */
+extern volatile bool tlb_force_quit;
+
+/* Every dispatcher, for telemetry (NULL-terminated up to RTE_MAX_LCORE). */
+extern struct tlb_dp *tlb_dps[RTE_MAX_LCORE];
+extern unsigned int tlb_n_dps;
+
+#endif /* TURBOLBD_DP_H */

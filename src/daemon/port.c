@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Port set-up. A port may be referred to several times (the targets of
+ * several host cores as queues of one port, or the default target); it is
+ * configured once with as many queues as the highest queue index needs.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "log.h"
+#include "port.h"
+
+RTE_LOG_REGISTER(tlb_logtype_port, turbolb.port, INFO);
+
+struct port_use {
+	uint16_t port_id;
+	uint16_t n_queues;
+	bool used;
+	bool started;
+};
+
+static struct port_use ports[RTE_MAX_ETHPORTS];
+
+int
+tlb_port_lookup(const char *name, uint16_t *port_id)
+{
+	char *end;
+	unsigned long v;
+
+	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
+		return 0;
+	/* A bare number is a port id, for ports with unwieldy names. */
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (*name != '\0' && *end == '\0' && errno == 0 &&
+	    v < RTE_MAX_ETHPORTS && rte_eth_dev_is_valid_port((uint16_t)v)) {
+		*port_id = (uint16_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+/* Notes that ref's port is used with at least ref->queue + 1 queues, or
+ * with n_min queues. */
+static int
+note_use(const struct tlb_port_ref *ref, uint16_t n_min)
+{
+	uint16_t pid;
+
+	if (tlb_port_lookup(ref->port, &pid) != 0) {
+		TLB_LOG(ERR, port, "no port named '%s' (available:", ref->port);
+		RTE_ETH_FOREACH_DEV(pid) {
+			char name[RTE_ETH_NAME_MAX_LEN];
+
+			if (rte_eth_dev_get_name_by_port(pid, name) == 0)
+				TLB_LOG(ERR, port, "  %u: %s", pid, name);
+		}
+		TLB_LOG(ERR, port, ")");
+		return -1;
+	}
+	struct port_use *u = &ports[pid];
+	uint16_t need = RTE_MAX(n_min, (uint16_t)(ref->queue + 1));
+
+	u->port_id = pid;
+	u->used = true;
+	if (u->n_queues < need)
+		u->n_queues = need;
+	return 0;
+}
+
+static unsigned int
+pool_size(const struct tlb_config *cfg)
+{
+	unsigned int n = 0;
+
+	if (cfg->datapath.mbufs != 0)
+		return cfg->datapath.mbufs;
+	for (unsigned int p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (ports[p].used)
+			n += ports[p].n_queues *
+			     (cfg->datapath.rx_desc + cfg->datapath.tx_desc);
+	/* TX buffers (one burst per target and lcore), the FIFO, bursts in
+	 * flight and the per-lcore mempool caches. */
+	n += cfg->datapath.n_lcores *
+	     ((cfg->ports.n_targets + 2) * cfg->datapath.burst +
+	      cfg->fifo.capacity + 2 * cfg->datapath.burst + 512);
+	return n + 1024;
+}
+
+static int
+setup_port(const struct tlb_config *cfg, struct port_use *u,
+	   struct rte_mempool *pool)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t pid = u->port_id;
+	uint16_t nrx = u->n_queues, ntx = u->n_queues;
+	uint16_t rxd = (uint16_t)cfg->datapath.rx_desc;
+	uint16_t txd = (uint16_t)cfg->datapath.tx_desc;
+	int socket = rte_eth_dev_socket_id(pid);
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc != 0) {
+		TLB_LOG(ERR, port, "port %u: info: %s", pid, rte_strerror(-rc));
+		return -1;
+	}
+	if (nrx > info.max_rx_queues || ntx > info.max_tx_queues) {
+		TLB_LOG(ERR, port,
+			"port %u (%s): needs %u queues, has at most %u rx/%u tx",
+			pid, info.device ? rte_dev_name(info.device) : "?",
+			u->n_queues, info.max_rx_queues, info.max_tx_queues);
+		return -1;
+	}
+	rc = rte_eth_dev_configure(pid, nrx, ntx, &conf);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);
+	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
+		rc = rte_eth_rx_queue_setup(pid, q, rxd, socket, NULL, pool);
+	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
+		rc = rte_eth_tx_queue_setup(pid, q, txd, socket, NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		TLB_LOG(ERR, port, "port %u: set-up failed: %s", pid,
+			rte_strerror(-rc));
+		return -1;
+	}
+	u->started = true;
+	/* Requests carry the host's addresses, not ours: see them all. Not
+	 * every driver has the notion (memif does not), which is fine. */
+	rc = rte_eth_promiscuous_enable(pid);
+	if (rc != 0 && rc != -ENOTSUP)
+		TLB_LOG(WARNING, port, "port %u: promiscuous: %s", pid,
+			rte_strerror(-rc));
+	TLB_LOG(INFO, port, "port %u started: %u rx/%u tx queues, %u/%u desc",
+		pid, nrx, ntx, rxd, txd);
+	return 0;
+}
+
+int
+tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
+{
+	unsigned int n_mbufs;
+
+	memset(ports, 0, sizeof(ports));
+	/* The uplink has one queue pair per dispatcher lcore. */
+	if (note_use(&cfg->ports.uplink, (uint16_t)cfg->datapath.n_lcores) != 0)
+		return -1;
+	for (unsigned int i = 0; i < cfg->ports.n_targets; i++)
+		if (note_use(&cfg->ports.targets[i].ref, 1) != 0)
+			return -1;
+	if (cfg->ports.has_default_target &&
+	    note_use(&cfg->ports.default_target, 1) != 0)
+		return -1;
+
+	n_mbufs = pool_size(cfg);
+	*pool = rte_pktmbuf_pool_create("tlb_mbufs", n_mbufs, 256, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE,
+					(int)rte_socket_id());
+	if (*pool == NULL) {
+		TLB_LOG(ERR, port, "mbuf pool of %u: %s (raise eal.memory_mb?)",
+			n_mbufs, rte_strerror(rte_errno));
+		return -1;
+	}
+	TLB_LOG(INFO, port, "mbuf pool: %u mbufs", n_mbufs);
+	for (unsigned int p = 0; p < RTE_MAX_ETHPORTS; p++)
+		if (ports[p].used && setup_port(cfg, &ports[p], *pool) != 0)
+			return -1;
+	return 0;
+}
+
+void
+tlb_ports_teardown(void)
+{
+	for (unsigned int p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		if (!ports[p].started)
+			continue;
+		rte_eth_dev_stop(ports[p].port_id);
+		rte_eth_dev_close(ports[p].port_id);
+		ports[p].started = false;
+	}
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Telemetry through DPDK's rte_telemetry, so dpdk-telemetry.py and
+ * turbolbctl can ask:
+ *   /turbolb/stats   counters summed over dispatcher lcores
+ *   /turbolb/cores   per host core: sent, completed, outstanding, state
+ *   /turbolb/config  the active policy and its parameters
+ * Callbacks run in the telemetry thread and only read data-plane memory
+ * (relaxed loads): they never write to it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "turbolb/stats.h"
+#include "dp.h"
+#include "log.h"
+#include "telemetry.h"
+
+RTE_LOG_REGISTER(tlb_logtype_telemetry, turbolb.telemetry, INFO);
+
+static uint64_t
+sum_counter(unsigned int idx)
+{
+	uint64_t v = 0;
+
+	for (unsigned int d = 0; d < tlb_n_dps; d++)
+		v += tlb_counter_read(&tlb_dps[d]->stats.c[idx]);
+	return v;
+}
+
+static uint64_t
+sum_parse_drop(unsigned int code)
+{
+	uint64_t v = 0;
+
+	for (unsigned int d = 0; d < tlb_n_dps; d++)
+		v += tlb_counter_read(&tlb_dps[d]->stats.drop_parse[code]);
+	return v;
+}
+
+static int
+cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char name[64];
+	uint64_t drops = 0, fifo = 0, loops = 0;
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++) {
+		uint64_t v = sum_counter(i);
+
+		rte_tel_data_add_dict_u64(d, tlb_dp_counter_names[i], v);
+		if (strncmp(tlb_dp_counter_names[i], "drop_", 5) == 0)
+			drops += v;
+	}
+	for (unsigned int e = 1; e < TLB_PARSE_ERR_MAX; e++) {
+		uint64_t v = sum_parse_drop(e);
+
+		snprintf(name, sizeof(name), "drop_parse_%s",
+			 tlb_parse_err_str(e));
+		rte_tel_data_add_dict_u64(d, name, v);
+		drops += v;
+	}
+	for (unsigned int i = 0; i < tlb_n_dps; i++) {
+		const struct tlb_fifo *f = &tlb_dps[i]->fifo;
+
+		fifo += __atomic_load_n(&f->tail, __ATOMIC_RELAXED) -
+			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
+		loops += tlb_counter_read(&tlb_dps[i]->stats.loops);
+	}
+	rte_tel_data_add_dict_u64(d, "drops", drops);
+	rte_tel_data_add_dict_u64(d, "fifo_depth", fifo);
+	rte_tel_data_add_dict_u64(d, "loops", loops);
+	return 0;
+}
+
+static const char *
+state_name(const struct tlb_core_load *c)
+{
+	if (!c->online)
+		return "offline";
+	if (c->stale)
+		return "stale";
+	return c->running ? "running" : "online";
+}
+
+static int
+cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char key[16];
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (tlb_n_dps == 0)
+		return 0;
+	/* One view per dispatcher; with one dispatcher it is the view. */
+	const struct tlb_load_view *lv = tlb_dps[0]->lv;
+
+	for (uint32_t i = 0; i < lv->n_cores; i++) {
+		const struct tlb_core_load *c = &lv->core[i];
+		struct rte_tel_data *core = rte_tel_data_alloc();
+
+		if (core == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(core);
+		rte_tel_data_add_dict_u64(core, "sent",
+					  tlb_counter_read(&c->sent));
+		rte_tel_data_add_dict_u64(core, "completed",
+					  tlb_counter_read(&c->completed));
+		rte_tel_data_add_dict_u64(core, "outstanding",
+					  tlb_lv_outstanding(lv, i));
+		rte_tel_data_add_dict_u64(core, "outstanding_work_ns",
+					  tlb_lv_outstanding_work(lv, i));
+		rte_tel_data_add_dict_string(core, "state", state_name(c));
+		rte_tel_data_add_dict_u64(core, "stale", c->stale);
+		rte_tel_data_add_dict_u64(core, "running", c->running);
+		rte_tel_data_add_dict_u64(core, "stale_events",
+					  tlb_counter_read(&c->stale_events));
+		snprintf(key, sizeof(key), "%u", i);
+		rte_tel_data_add_dict_container(d, key, core, 0);
+	}
+	return 0;
+}
+
+static int
+cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	if (tlb_n_dps == 0)
+		return 0;
+	const struct tlb_dp *dp = tlb_dps[0];
+	const struct tlb_config *cfg = dp->cfg;
+
+	rte_tel_data_add_dict_string(d, "policy", dp->policy.ops->name);
+	rte_tel_data_add_dict_u64(d, "d", dp->policy.params.d);
+	rte_tel_data_add_dict_u64(d, "k", dp->policy.params.k);
+	rte_tel_data_add_dict_u64(d, "seed", dp->policy.params.seed);
+	rte_tel_data_add_dict_u64(d, "prefer_running",
+				  dp->policy.params.prefer_running);
+	rte_tel_data_add_dict_u64(d, "cores", dp->n_cores);
+	rte_tel_data_add_dict_u64(d, "dispatchers", tlb_n_dps);
+	rte_tel_data_add_dict_u64(d, "fifo_capacity", dp->fifo.limit);
+	rte_tel_data_add_dict_string(d, "credits",
+				     tlb_credit_mode_str(dp->credits));
+	rte_tel_data_add_dict_u64(d, "stale_timeout_us",
+				  cfg->host.stale_timeout_us);
+	rte_tel_data_add_dict_u64(d, "udp_port", cfg->rpc.udp_ports[0]);
+	rte_tel_data_add_dict_string(d, "config_file", cfg->path);
+	return 0;
+}
+
+int
+tlb_telemetry_register(void)
+{
+	int rc = 0;
+
+	rc |= rte_telemetry_register_cmd("/turbolb/stats", cmd_stats,
+		"Counters summed over dispatchers: rx, steered, responses, "
+		"held, drops by reason");
+	rc |= rte_telemetry_register_cmd("/turbolb/cores", cmd_cores,
+		"Per host core: sent, completed, outstanding, work, state");
+	rc |= rte_telemetry_register_cmd("/turbolb/config", cmd_config,
+		"Active policy and parameters");
+	if (rc != 0)
+		TLB_LOG(ERR, telemetry, "cannot register telemetry commands");
+	return rc == 0 ? 0 : -1;
+}

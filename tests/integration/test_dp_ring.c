@@ -1,0 +1,679 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Integration test, in one process on net_ring ports: crafted frames go
+ * into the daemon's real datapath (tlb_dp_poll), and what comes out of
+ * each port is checked. Deterministic: the test drives every poll.
+ *
+ *   uplink  ring_up   rx <- test injects requests   tx -> test reads
+ *   targets ring_tN   tx -> test reads requests     rx <- test injects
+ *   slow    ring_def  (default target for non-RPC traffic)
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_eth_ring.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_ring.h>
+#include <rte_cycles.h>
+
+#include "turbolb/config.h"
+#include "turbolb/credit_ring.h"
+#include "dp.h"
+#include "port.h"
+
+#define N_CORES 4
+#define RPC_PORT 9000
+
+struct ring_port {
+	struct rte_ring *rx; /* what the port receives: the test enqueues */
+	struct rte_ring *tx; /* what the port sends: the test dequeues */
+};
+
+static struct ring_port up, def, tgt[N_CORES];
+static struct rte_mempool *test_pool, *dp_pool;
+static struct tlb_config cfg;
+static struct tlb_dp dp;
+static uint64_t next_id = 1;
+
+static const char *base_yaml =
+	"ports:\n"
+	"  uplink: { port: net_ring_up }\n"
+	"  default_target: { port: net_ring_def }\n"
+	"  targets:\n"
+	"    - { core: 0, port: net_ring_t0 }\n"
+	"    - { core: 1, port: net_ring_t1 }\n"
+	"    - { core: 2, port: net_ring_t2 }\n"
+	"    - { core: 3, port: net_ring_t3 }\n"
+	"datapath:\n"
+	"  lcores: [1]\n"
+	"  rx_desc: 256\n"
+	"  tx_desc: 256\n"
+	"fifo:\n"
+	"  capacity: 4\n"
+	"host:\n"
+	"  credits: inband\n"
+	"  stale_timeout_us: 1000\n";
+
+static void
+make_port(const char *name, struct ring_port *p)
+{
+	char n[64];
+
+	snprintf(n, sizeof(n), "%s_rx", name);
+	p->rx = rte_ring_create(n, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	snprintf(n, sizeof(n), "%s_tx", name);
+	p->tx = rte_ring_create(n, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
+	assert_non_null(p->rx);
+	assert_non_null(p->tx);
+	assert_true(rte_eth_from_rings(name, &p->rx, 1, &p->tx, 1, 0) >= 0);
+}
+
+/* ---- frames ---- */
+
+static struct tlb_frame_addrs
+client(uint16_t sport)
+{
+	struct tlb_frame_addrs a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
+	a.key.ip_version = 4;
+	a.key.proto = 17;
+	memcpy(a.key.src_addr, "\x0a\x00\x00\x01", 4);
+	memcpy(a.key.dst_addr, "\x0a\x00\x00\x02", 4);
+	a.key.src_port = sport;
+	a.key.dst_port = RPC_PORT;
+	return a;
+}
+
+static struct tlb_rpc_hdr
+request_hdr(uint64_t id, uint32_t hint_ns)
+{
+	struct tlb_rpc_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = TLB_RPC_MAGIC;
+	h.version = TLB_RPC_VERSION;
+	h.type = TLB_MSG_REQUEST;
+	h.req_id = id;
+	h.pkt_cnt = 1;
+	if (hint_ns) {
+		h.flags = TLB_RPC_F_HINT;
+		h.svc_hint_ns = hint_ns;
+	}
+	return h;
+}
+
+static struct rte_mbuf *
+mbuf_of(const void *frame, size_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
+
+	assert_non_null(m);
+	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
+	return m;
+}
+
+static void
+inject(struct rte_ring *r, const void *frame, size_t len)
+{
+	assert_int_equal(rte_ring_enqueue(r, mbuf_of(frame, len)), 0);
+}
+
+/* Sends one request from client port sport; returns its id. */
+static uint64_t
+send_request(uint16_t sport, uint32_t hint_ns)
+{
+	uint8_t f[256];
+	struct tlb_frame_addrs a = client(sport);
+	struct tlb_rpc_hdr h = request_hdr(next_id, hint_ns);
+	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
+
+	assert_true(len > 0);
+	inject(up.rx, f, len);
+	return next_id++;
+}
+
+/* Polls until the datapath has nothing left to do (the idle poll flushes
+ * the TX buffers). */
+static void
+pump(void)
+{
+	for (int i = 0; i < 64; i++)
+		if (tlb_dp_poll(&dp) == 0)
+			return;
+	fail_msg("datapath never went idle");
+}
+
+struct out_pkt {
+	struct tlb_parsed p;
+	uint8_t frame[2048];
+	uint16_t len;
+};
+
+/* Takes up to max frames the daemon sent on r, parsed. */
+static unsigned int
+collect(struct rte_ring *r, struct out_pkt *out, unsigned int max)
+{
+	struct tlb_parse_opts opts = { .udp_ports = { RPC_PORT },
+				       .n_udp_ports = 1 };
+	struct rte_mbuf *m;
+	unsigned int n = 0;
+
+	while (n < max && rte_ring_dequeue(r, (void **)&m) == 0) {
+		out[n].len = rte_pktmbuf_data_len(m);
+		memcpy(out[n].frame, rte_pktmbuf_mtod(m, void *), out[n].len);
+		memset(&out[n].p, 0, sizeof(out[n].p));
+		tlb_parse_frame(out[n].frame, out[n].len, &opts, &out[n].p);
+		rte_pktmbuf_free(m);
+		n++;
+	}
+	return n;
+}
+
+static unsigned int
+drain(struct rte_ring *r)
+{
+	struct out_pkt tmp[64];
+	unsigned int n, total = 0;
+
+	while ((n = collect(r, tmp, 64)) != 0)
+		total += n;
+	return total;
+}
+
+/* Makes core answer the request (as turbolb-server does). */
+static void
+respond(unsigned int core, const struct out_pkt *req)
+{
+	uint8_t f[2048];
+	size_t len;
+
+	memcpy(f, req->frame, req->len);
+	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
+				(uint16_t)core, 500, 0);
+	assert_true(len > 0);
+	inject(tgt[core].rx, f, len);
+}
+
+static uint64_t
+counter(enum tlb_dp_counter c)
+{
+	return dp.stats.c[c];
+}
+
+/* ---- fixtures ---- */
+
+static void
+start(const char *policy, uint32_t k, enum tlb_credit_mode credits,
+      struct tlb_cr *cr)
+{
+	char err[256];
+
+	strcpy(cfg.policy.name, policy);
+	cfg.policy.params.k = k;
+	cfg.host.credits = credits;
+	assert_int_equal(tlb_dp_init(&dp, &cfg, 1, cr, err, sizeof(err)), 0);
+	tlb_dps[0] = &dp;
+	tlb_n_dps = 1;
+}
+
+static int
+teardown_dp(void **state)
+{
+	(void)state;
+	tlb_dp_fini(&dp);
+	drain(up.tx);
+	drain(def.tx);
+	for (int i = 0; i < N_CORES; i++)
+		drain(tgt[i].tx);
+	return 0;
+}
+
+static int
+group_setup(void **state)
+{
+	char *argv[] = { "test_dp_ring", "--no-huge", "-m", "256",
+			 "--no-shconf", "--no-pci", "-l", "0",
+			 "--log-level=lib.*:error", NULL };
+	char name[16];
+
+	(void)state;
+	if (rte_eal_init(9, argv) < 0)
+		return -1;
+	make_port("up", &up);
+	make_port("def", &def);
+	for (int i = 0; i < N_CORES; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		make_port(name, &tgt[i]);
+	}
+	test_pool = rte_pktmbuf_pool_create("test_pool", 4096, 0, 0,
+					    RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (test_pool == NULL)
+		return -1;
+	if (tlb_config_load_buffer("test.yaml", base_yaml, strlen(base_yaml),
+				   &cfg, stderr) != 0)
+		return -1;
+	return tlb_ports_setup(&cfg, &dp_pool);
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	tlb_ports_teardown();
+	tlb_config_free(&cfg);
+	rte_eal_cleanup();
+	return 0;
+}
+
+/* ---- tests ---- */
+
+static void
+test_rss_flow_sticks(void **state)
+{
+	struct out_pkt out[64];
+	unsigned int cores_used = 0;
+
+	(void)state;
+	start("rss", 2, TLB_CREDITS_INBAND, NULL);
+	for (uint16_t flow = 0; flow < 8; flow++) {
+		int home = -1;
+
+		for (int r = 0; r < 5; r++)
+			send_request((uint16_t)(20000 + flow * 7), 0);
+		pump();
+		for (int c = 0; c < N_CORES; c++) {
+			unsigned int n = collect(tgt[c].tx, out, 64);
+
+			if (n == 0)
+				continue;
+			/* All five requests of the flow on one core. */
+			assert_int_equal(home, -1);
+			assert_int_equal(n, 5);
+			home = c;
+		}
+		assert_true(home >= 0);
+		cores_used |= 1u << home;
+	}
+	/* Eight flows do not all hash to one core. */
+	assert_true(__builtin_popcount(cores_used) >= 2);
+	assert_int_equal(counter(TLB_DP_steered), 40);
+}
+
+static void
+test_jsq_least_outstanding(void **state)
+{
+	struct out_pkt out[64];
+	unsigned int n;
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	/* Eight requests, no responses: two per core. */
+	for (int r = 0; r < 8; r++)
+		send_request(30000, 1000);
+	pump();
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 2);
+
+	/* Core 2 answers both: it is now the shortest queue. */
+	for (int c = 0; c < N_CORES; c++)
+		if (c != 2)
+			assert_int_equal(drain(tgt[c].tx), 2);
+	n = collect(tgt[2].tx, out, 64);
+	assert_int_equal(n, 2);
+	respond(2, &out[0]);
+	respond(2, &out[1]);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 2), 0);
+	assert_int_equal(counter(TLB_DP_completions_inband), 2);
+	/* The responses reach the client, with the ids it sent. */
+	struct out_pkt resp[8];
+	assert_int_equal(collect(up.tx, resp, 8), 2);
+	assert_int_equal(resp[0].p.cls, TLB_FRAME_RESPONSE);
+	assert_int_equal(resp[0].p.hdr.req_id, out[0].p.hdr.req_id);
+	assert_int_equal(resp[1].p.hdr.req_id, out[1].p.hdr.req_id);
+
+	send_request(30000, 1000);
+	send_request(30000, 1000);
+	pump();
+	assert_int_equal(collect(tgt[2].tx, out, 64), 2);
+	for (int c = 0; c < N_CORES; c++)
+		if (c != 2)
+			assert_int_equal(collect(tgt[c].tx, out, 64), 0);
+}
+
+static void
+test_work_stamped_checksum_valid(void **state)
+{
+	struct out_pkt out[4];
+	uint8_t expect[256];
+	struct tlb_frame_addrs a = client(31000);
+
+	(void)state;
+	start("jlq", 2, TLB_CREDITS_INBAND, NULL);
+	uint64_t id = send_request(31000, 2500);
+	pump();
+	unsigned int n = 0;
+	int core = -1;
+	for (int c = 0; c < N_CORES && n == 0; c++) {
+		n = collect(tgt[c].tx, out, 4);
+		core = c;
+	}
+	assert_int_equal(n, 1);
+	/* The charged work rides in the header, and the frame is exactly
+	 * what a sender stamping it would have built: UDP checksum right. */
+	assert_int_equal(out[0].p.hdr.work_ns, 2500);
+	struct tlb_rpc_hdr h = request_hdr(id, 2500);
+	h.work_ns = 2500;
+	size_t len = tlb_build_frame(expect, sizeof(expect), &a, &h, "abcd", 4);
+	assert_int_equal(len, out[0].len);
+	assert_memory_equal(expect, out[0].frame, len);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core), 2500);
+	respond((unsigned int)core, &out[0]);
+	pump();
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core), 0);
+}
+
+static void
+test_jbsq_holds_and_releases_in_order(void **state)
+{
+	struct out_pkt out[64];
+	uint64_t ids[8];
+
+	(void)state;
+	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
+	for (int r = 0; r < 6; r++)
+		ids[r] = send_request(32000, 0);
+	pump();
+	/* One per core, two held. */
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 1);
+	assert_int_equal(counter(TLB_DP_held), 2);
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 2);
+
+	/* A response from core 3 lets exactly the oldest held one go, to
+	 * core 3. */
+	assert_int_equal(collect(tgt[3].tx, out, 64), 1);
+	respond(3, &out[0]);
+	pump();
+	assert_int_equal(collect(tgt[3].tx, out, 64), 1);
+	assert_int_equal(out[0].p.hdr.req_id, ids[4]);
+	assert_int_equal(counter(TLB_DP_released), 1);
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 1);
+
+	/* The FIFO holds 4: more than that is dropped and counted. */
+	for (int r = 0; r < 5; r++)
+		send_request(32000, 0);
+	pump();
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 4);
+	assert_int_equal(counter(TLB_DP_drop_fifo_full), 2);
+	/* What is left at shutdown is counted too (teardown frees it). */
+}
+
+static void
+test_multi_packet_stays_together(void **state)
+{
+	struct out_pkt out[64];
+	struct tlb_frame_addrs a = client(33000);
+	uint8_t f[256];
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	/* A 3-packet message interleaved with single-packet requests that
+	 * would otherwise spread over every core. */
+	uint64_t msg = next_id++;
+	for (uint16_t idx = 0; idx < 3; idx++) {
+		struct tlb_rpc_hdr h = request_hdr(msg, 0);
+
+		h.pkt_idx = idx;
+		h.pkt_cnt = 3;
+		size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "xy", 2);
+		inject(up.rx, f, len);
+		send_request(33001, 0);
+		pump();
+	}
+	int home = -1;
+	unsigned int total = 0;
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx, out, 64);
+
+		total += n;
+		for (unsigned int i = 0; i < n; i++) {
+			if (out[i].p.hdr.req_id != msg)
+				continue;
+			if (home < 0)
+				home = c;
+			assert_int_equal(c, home);
+		}
+	}
+	assert_int_equal(total, 6);
+	assert_int_equal(counter(TLB_DP_affinity_hits), 2);
+	/* The message counts once toward its core's load. */
+	assert_int_equal(counter(TLB_DP_messages), 4);
+}
+
+static void
+test_pass_through_untouched(void **state)
+{
+	struct out_pkt out[4];
+	uint8_t arp[60];
+	uint8_t f[256];
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	memset(arp, 0, sizeof(arp));
+	memset(arp, 0xff, 6);
+	memcpy(arp + 6, "\x02\x00\x00\x00\x00\x01", 6);
+	arp[12] = 0x08;
+	arp[13] = 0x06;
+	for (int i = 14; i < 42; i++)
+		arp[i] = (uint8_t)i;
+	inject(up.rx, arp, sizeof(arp));
+
+	/* UDP to another port is not ours either. */
+	struct tlb_frame_addrs a = client(34000);
+	a.key.dst_port = 53;
+	struct tlb_rpc_hdr h = request_hdr(1, 0);
+	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
+	inject(up.rx, f, len);
+	pump();
+	assert_int_equal(collect(def.tx, out, 4), 2);
+	assert_int_equal(out[0].len, sizeof(arp));
+	assert_memory_equal(out[0].frame, arp, sizeof(arp));
+	assert_int_equal(out[1].len, len);
+	assert_memory_equal(out[1].frame, f, len);
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(drain(tgt[c].tx), 0);
+
+	/* And back: the slow path and a host's ARP reply go to the uplink. */
+	inject(def.rx, arp, sizeof(arp));
+	inject(tgt[1].rx, arp, sizeof(arp));
+	pump();
+	assert_int_equal(collect(up.tx, out, 4), 2);
+	assert_memory_equal(out[0].frame, arp, sizeof(arp));
+	assert_memory_equal(out[1].frame, arp, sizeof(arp));
+	assert_int_equal(counter(TLB_DP_pass_up), 2);
+	assert_int_equal(counter(TLB_DP_pass_down), 2);
+}
+
+static void
+test_malformed_counted(void **state)
+{
+	uint8_t f[256];
+	struct tlb_frame_addrs a = client(35000);
+	struct tlb_rpc_hdr h = request_hdr(1, 0);
+	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
+	size_t rpc = len - 4 - TLB_RPC_HDR_LEN;
+	uint8_t bad[256];
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	/* Bad magic (UDP checksum is not checked by the daemon). */
+	memcpy(bad, f, len);
+	bad[rpc] ^= 0xff;
+	inject(up.rx, bad, len);
+	/* Bad version, twice. */
+	memcpy(bad, f, len);
+	bad[rpc + 2] = 9;
+	inject(up.rx, bad, len);
+	inject(up.rx, bad, len);
+	/* Cut inside the Ethernet header. */
+	inject(up.rx, f, 10);
+	/* A response arriving from the wire side. */
+	uint8_t r[256];
+	struct tlb_parsed p;
+	struct tlb_parse_opts opts = { .udp_ports = { RPC_PORT },
+				       .n_udp_ports = 1 };
+	memcpy(r, f, len);
+	assert_int_equal(tlb_parse_frame(r, len, &opts, &p), TLB_PARSE_OK);
+	size_t rlen = tlb_make_response(r, len, &p, TLB_MSG_RESPONSE, 0, 0, 0,
+					0);
+	inject(up.rx, r, rlen);
+	pump();
+	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_MAGIC], 1);
+	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_VERSION], 2);
+	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_TRUNC_ETH], 1);
+	assert_int_equal(counter(TLB_DP_drop_bad_direction), 1);
+	assert_int_equal(counter(TLB_DP_steered), 0);
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(drain(tgt[c].tx), 0);
+	assert_int_equal(drain(def.tx), 0);
+	/* Every mbuf came back: nothing leaked on the drop paths. */
+	assert_int_equal(rte_mempool_in_use_count(test_pool), 0);
+}
+
+static void
+test_credit_ring(void **state)
+{
+	struct out_pkt out[64];
+	struct tlb_cr *nic, *host;
+	char err[256], name[64];
+
+	(void)state;
+	snprintf(name, sizeof(name), "/tlb-dptest-%d", getpid());
+	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
+				       sizeof(err)), 0);
+	start("jsq", 2, TLB_CREDITS_RING, nic);
+	/* No host attached: every core offline, requests dropped. */
+	send_request(36000, 0);
+	pump();
+	assert_int_equal(counter(TLB_DP_drop_no_core), 1);
+
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	/* Housekeeping runs every tx_flush_us. */
+	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	pump();
+	for (int r = 0; r < 4; r++)
+		send_request(36000, 100);
+	pump();
+	assert_int_equal(collect(tgt[2].tx, out, 64), 0);
+	assert_int_equal(collect(tgt[3].tx, out, 64), 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 2);
+
+	/* A response does not count in ring mode; the credit does. */
+	assert_int_equal(collect(tgt[0].tx, out, 64), 2);
+	respond(0, &out[0]);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
+	assert_int_equal(drain(up.tx), 1);
+	struct tlb_credit c = { .completions = 2, .work_ns = 200 };
+	assert_int_equal(tlb_cr_post(host, 0, &c, 1), 1);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 0);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, 0), 0);
+	assert_int_equal(counter(TLB_DP_completions_credit), 2);
+	assert_int_equal(counter(TLB_DP_completions_inband), 0);
+
+	/* The host restarts: the two requests at core 1 are stranded. */
+	tlb_cr_detach(host);
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	pump();
+	assert_int_equal(counter(TLB_DP_host_restarts), 1);
+	assert_int_equal(counter(TLB_DP_stranded), 2);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 0);
+	assert_false(tlb_lv_eligible(dp.lv, 0));
+	assert_true(tlb_lv_eligible(dp.lv, 1));
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+	dp.cr = NULL;
+}
+
+static void
+test_stale_core_skipped(void **state)
+{
+	struct out_pkt out[64];
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	for (int r = 0; r < 4; r++)
+		send_request(37000, 0);
+	pump();
+	struct out_pkt keep;
+	/* Cores 1..3 answer; core 0 hangs. */
+	for (int c = 0; c < N_CORES; c++) {
+		assert_int_equal(collect(tgt[c].tx, out, 64), 1);
+		if (c == 0)
+			keep = out[0];
+		else
+			respond((unsigned int)c, &out[0]);
+	}
+	pump();
+	/* Wait for the liveness check to see no progress for longer than
+	 * stale_timeout_us; bounded, and no time is asserted. */
+	for (int i = 0; i < 5000 && !dp.lv->core[0].stale; i++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	assert_true(dp.lv->core[0].stale);
+	for (int r = 0; r < 6; r++)
+		send_request(37000, 0);
+	pump();
+	assert_int_equal(collect(tgt[0].tx, out, 64), 0);
+	/* It answers: back in rotation. */
+	respond(0, &keep);
+	pump();
+	for (int i = 0; i < 5000 && dp.lv->core[0].stale; i++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	assert_false(dp.lv->core[0].stale);
+	assert_int_equal(dp.lv->core[0].stale_events, 1);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_rss_flow_sticks, teardown_dp),
+		cmocka_unit_test_teardown(test_jsq_least_outstanding,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_work_stamped_checksum_valid,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_jbsq_holds_and_releases_in_order,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_multi_packet_stays_together,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_pass_through_untouched,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_malformed_counted, teardown_dp),
+		cmocka_unit_test_teardown(test_credit_ring, teardown_dp),
+		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
+	};
+
+	return cmocka_run_group_tests_name("datapath_ring", tests, group_setup,
+					   group_teardown);
+}
