@@ -385,6 +385,70 @@ prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
 }
 
+uint64_t
+tlb_dp_post_update(struct tlb_dp *dp, struct tlb_dp_update *u)
+{
+	uint64_t gen = dp->update_gen + 1;
+
+	dp->update = u;
+	__atomic_store_n(&dp->update_gen, gen, __ATOMIC_RELEASE);
+	return gen;
+}
+
+bool
+tlb_dp_update_done(const struct tlb_dp *dp, uint64_t gen)
+{
+	return __atomic_load_n(&dp->applied_gen, __ATOMIC_ACQUIRE) == gen;
+}
+
+struct rte_mbuf **
+tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap, int socket)
+{
+	uint32_t n = 1;
+
+	while (n < capacity)
+		n <<= 1;
+	*cap = n;
+	return rte_zmalloc_socket("tlb_fifo", sizeof(struct rte_mbuf *) * n,
+				  RTE_CACHE_LINE_SIZE, socket);
+}
+
+/* Runs between two iterations: nothing of the old settings is in use. */
+static void
+apply_update(struct tlb_dp *dp)
+{
+	uint64_t gen = __atomic_load_n(&dp->update_gen, __ATOMIC_ACQUIRE);
+	struct tlb_dp_update *u = dp->update;
+	struct tlb_fifo *f = &dp->fifo;
+
+	/* The work estimates carry over: outstanding work was charged with
+	 * them and is paid back with the same numbers. */
+	memcpy(u->policy.class_avg_ns, dp->policy.class_avg_ns,
+	       sizeof(u->policy.class_avg_ns));
+	dp->policy = u->policy;
+	if (u->fifo_slot != NULL) {
+		uint32_t depth = f->tail - f->head;
+
+		/* Held requests keep their order in the new storage; a
+		 * smaller FIFO keeps them all and admits no more until it
+		 * drains below its limit. */
+		for (uint32_t i = 0; i < depth && i < u->fifo_capacity; i++)
+			u->fifo_slot[i] = f->slot[(f->head + i) & (f->capacity - 1)];
+		for (uint32_t i = u->fifo_capacity; i < depth; i++) {
+			rte_pktmbuf_free(f->slot[(f->head + i) & (f->capacity - 1)]);
+			count(dp, TLB_DP_drop_fifo_full, 1);
+		}
+		u->old_fifo_slot = f->slot;
+		f->slot = u->fifo_slot;
+		f->capacity = u->fifo_capacity;
+		f->head = 0;
+		f->tail = RTE_MIN(depth, u->fifo_capacity);
+	}
+	f->limit = u->fifo_limit;
+	dp->stale_timeout_ns = u->stale_timeout_ns;
+	__atomic_store_n(&dp->applied_gen, gen, __ATOMIC_RELEASE);
+}
+
 unsigned int
 tlb_dp_poll(struct tlb_dp *dp)
 {
@@ -394,6 +458,10 @@ tlb_dp_poll(struct tlb_dp *dp)
 	uint64_t now_ns = tsc_to_ns(dp, now);
 	unsigned int moved = 0;
 	uint16_t n;
+
+	if (unlikely(__atomic_load_n(&dp->update_gen, __ATOMIC_RELAXED) !=
+		     dp->applied_gen))
+		apply_update(dp);
 
 	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
 	if (n != 0) {
@@ -506,7 +574,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		.size = sizeof(uint32_t),
 		.align = __alignof__(uint32_t),
 	};
-	uint32_t cap = 1;
+	uint32_t cap;
 
 	memset(dp, 0, sizeof(*dp));
 	dp->lcore_id = lcore_id;
@@ -535,12 +603,10 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->lv = rte_zmalloc("tlb_lv", sizeof(*dp->lv), RTE_CACHE_LINE_SIZE);
 	dp->aff = tlb_aff_create(cfg->affinity.entries,
 				 (uint64_t)cfg->affinity.timeout_us * 1000);
-	while (cap < cfg->fifo.capacity)
-		cap <<= 1;
+	dp->fifo.slot = tlb_dp_fifo_alloc(cfg->fifo.capacity, &cap,
+					  (int)rte_lcore_to_socket_id(lcore_id));
 	dp->fifo.capacity = cap;
 	dp->fifo.limit = cfg->fifo.capacity;
-	dp->fifo.slot = rte_zmalloc("tlb_fifo", sizeof(struct rte_mbuf *) * cap,
-				    RTE_CACHE_LINE_SIZE);
 	if (dp->lv == NULL || dp->aff == NULL || dp->fifo.slot == NULL) {
 		snprintf(err, errlen, "no memory for the dispatcher state");
 		tlb_dp_fini(dp);

@@ -85,6 +85,18 @@ struct tlb_fifo {
 	uint32_t head, tail;
 };
 
+/* What a reload or a policy switch may change, handed to the lcore and
+ * applied at a loop boundary (the lcore's quiescent point), so no packet
+ * ever sees half of it. Filled by the control thread. */
+struct tlb_dp_update {
+	struct tlb_policy policy;       /* a ready instance */
+	struct rte_mbuf **fifo_slot;    /* new FIFO storage, NULL: keep */
+	uint32_t fifo_capacity;         /* its size, a power of two */
+	uint32_t fifo_limit;
+	uint64_t stale_timeout_ns;
+	struct rte_mbuf **old_fifo_slot; /* set by the lcore: free it after */
+};
+
 struct tlb_dp {
 	unsigned int lcore_id;
 	const struct tlb_config *cfg;
@@ -107,6 +119,12 @@ struct tlb_dp {
 	struct tlb_cr *cr;         /* NULL: no credit ring */
 	uint64_t host_epoch;
 
+	/* control: wo, dp: ro */
+	struct tlb_dp_update *update;
+	uint64_t update_gen;
+	/* dp: wo, control: ro */
+	uint64_t applied_gen;
+
 	uint64_t last_flush_tsc;
 	uint64_t last_housekeeping_tsc;
 	uint32_t bursts_since_housekeeping;
@@ -118,6 +136,17 @@ struct tlb_dp {
 int tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		unsigned int lcore_id, struct tlb_cr *cr, char *err,
 		size_t errlen);
+
+/* Control side: hands u to dp; returns the generation to wait for with
+ * tlb_dp_update_done(). u must stay valid until then. One control thread
+ * at a time (the caller serializes). */
+uint64_t tlb_dp_post_update(struct tlb_dp *dp, struct tlb_dp_update *u);
+bool tlb_dp_update_done(const struct tlb_dp *dp, uint64_t gen);
+
+/* Allocates FIFO storage for capacity requests (rounded up to a power of
+ * two, stored in *cap); NULL on ENOMEM. */
+struct rte_mbuf **tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap,
+				    int socket);
 
 /* One iteration of the poll loop; returns the number of packets moved. */
 unsigned int tlb_dp_poll(struct tlb_dp *dp);

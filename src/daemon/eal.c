@@ -103,8 +103,8 @@ tlb_eal_init(const struct tlb_config *cfg, const char *prog, int n_over,
 	keep_off_datapath(cfg);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
-		fprintf(stderr, "turbolbd: EAL init failed: %s\n",
-			rte_strerror(rte_errno));
+		fprintf(stderr, "turbolbd: EAL init failed (%s); see the EAL "
+				"messages above\n", rte_strerror(rte_errno));
 	rc = rc < 0 ? -1 : 0;
 out:
 	/* EAL keeps pointers into argv for some options (e.g. vdev args are

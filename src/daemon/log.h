@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Log types of the daemon: turbolb.main, turbolb.port, turbolb.dp,
- * turbolb.telemetry. Each file logs under its own type.
+ * turbolb.telemetry, turbolb.control. Each file logs under its own type.
  */
 #ifndef TURBOLBD_LOG_H
 #define TURBOLBD_LOG_H
@@ -11,6 +11,7 @@ extern int tlb_logtype_main;
 extern int tlb_logtype_port;
 extern int tlb_logtype_dp;
 extern int tlb_logtype_telemetry;
+extern int tlb_logtype_control;
 
 #define TLB_LOG(level, type, fmt, ...)                                       \
 	rte_log(RTE_LOG_##level, tlb_logtype_##type,                         \

@@ -21,6 +21,7 @@
 
 #include "turbolb/config.h"
 #include "turbolb/credit_ring.h"
+#include "control.h"
 #include "dp.h"
 #include "eal.h"
 #include "log.h"
@@ -70,11 +71,15 @@ check_config(const char *path)
 	return errors == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+static volatile sig_atomic_t reload_requested;
+
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	tlb_force_quit = true;
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		tlb_force_quit = true;
 }
 
 static void
@@ -104,7 +109,7 @@ log_summary(void)
 }
 
 static int
-run(const struct tlb_config *cfg, const char *prog, int n_over, char **over)
+run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 {
 	struct rte_mempool *pool = NULL;
 	struct tlb_cr *cr = NULL;
@@ -116,6 +121,7 @@ run(const struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	rte_log_set_level_pattern("turbolb.*", (uint32_t)cfg->log.level);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
 
 	if (cfg->datapath.n_lcores != 1) {
 		TLB_LOG(ERR, main, "%u datapath lcores configured; this version "
@@ -156,6 +162,7 @@ run(const struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	}
 	tlb_dps[tlb_n_dps++] = dp;
 
+	tlb_control_init(cfg);
 	if (cfg->telemetry.enabled)
 		tlb_telemetry_register();
 
@@ -164,8 +171,16 @@ run(const struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	TLB_LOG(NOTICE, main, "running: %s", summary);
 
 	rte_eal_remote_launch(tlb_dp_main, dp, lcore);
-	while (!tlb_force_quit)
+	while (!tlb_force_quit) {
 		usleep(100 * 1000);
+		if (reload_requested) {
+			char msg[256];
+
+			reload_requested = 0;
+			tlb_control_reload(stderr, msg, sizeof(msg));
+			TLB_LOG(NOTICE, main, "SIGHUP: %s", msg);
+		}
+	}
 	TLB_LOG(NOTICE, main, "stopping");
 	rte_eal_mp_wait_lcore();
 	log_summary();

@@ -14,6 +14,7 @@
 #include <rte_telemetry.h>
 
 #include "turbolb/stats.h"
+#include "control.h"
 #include "dp.h"
 #include "log.h"
 #include "telemetry.h"
@@ -129,29 +130,73 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	static struct tlb_config snap; /* telemetry runs one command at a time */
+
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
 	if (tlb_n_dps == 0)
 		return 0;
 	const struct tlb_dp *dp = tlb_dps[0];
-	const struct tlb_config *cfg = dp->cfg;
 
-	rte_tel_data_add_dict_string(d, "policy", dp->policy.ops->name);
-	rte_tel_data_add_dict_u64(d, "d", dp->policy.params.d);
-	rte_tel_data_add_dict_u64(d, "k", dp->policy.params.k);
-	rte_tel_data_add_dict_u64(d, "seed", dp->policy.params.seed);
+	tlb_control_snapshot(&snap);
+	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
+	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
+	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
+	rte_tel_data_add_dict_u64(d, "seed", snap.policy.params.seed);
 	rte_tel_data_add_dict_u64(d, "prefer_running",
-				  dp->policy.params.prefer_running);
+				  snap.policy.params.prefer_running);
 	rte_tel_data_add_dict_u64(d, "cores", dp->n_cores);
 	rte_tel_data_add_dict_u64(d, "dispatchers", tlb_n_dps);
-	rte_tel_data_add_dict_u64(d, "fifo_capacity", dp->fifo.limit);
+	rte_tel_data_add_dict_u64(d, "fifo_capacity", snap.fifo.capacity);
 	rte_tel_data_add_dict_string(d, "credits",
-				     tlb_credit_mode_str(dp->credits));
+				     tlb_credit_mode_str(snap.host.credits));
 	rte_tel_data_add_dict_u64(d, "stale_timeout_us",
-				  cfg->host.stale_timeout_us);
-	rte_tel_data_add_dict_u64(d, "udp_port", cfg->rpc.udp_ports[0]);
-	rte_tel_data_add_dict_string(d, "config_file", cfg->path);
+				  snap.host.stale_timeout_us);
+	rte_tel_data_add_dict_u64(d, "udp_port", snap.rpc.udp_ports[0]);
+	rte_tel_data_add_dict_string(d, "log_level",
+				     tlb_log_level_str(snap.log.level));
+	rte_tel_data_add_dict_string(d, "config_file", snap.path);
+	return 0;
+}
+
+/* /turbolb/policy           -> the active policy
+ * /turbolb/policy,jbsq:2    -> switch, without a restart */
+static int
+cmd_policy(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static struct tlb_config snap;
+	char msg[256];
+	int rc = 0;
+
+	(void)cmd;
+	rte_tel_data_start_dict(d);
+	if (params != NULL && *params != '\0') {
+		rc = tlb_control_set_policy(params, msg, sizeof(msg));
+		rte_tel_data_add_dict_int(d, "ok", rc == 0);
+		rte_tel_data_add_dict_string(d, "message", msg);
+	}
+	tlb_control_snapshot(&snap);
+	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
+	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
+	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
+	return 0;
+}
+
+/* /turbolb/reload: re-reads the YAML file, as SIGHUP does. */
+static int
+cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char msg[256];
+	int rc;
+
+	(void)cmd;
+	(void)params;
+	rc = tlb_control_reload(stderr, msg, sizeof(msg));
+	TLB_LOG(NOTICE, telemetry, "%s", msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_int(d, "ok", rc == 0);
+	rte_tel_data_add_dict_string(d, "message", msg);
 	return 0;
 }
 
@@ -167,6 +212,10 @@ tlb_telemetry_register(void)
 		"Per host core: sent, completed, outstanding, work, state");
 	rc |= rte_telemetry_register_cmd("/turbolb/config", cmd_config,
 		"Active policy and parameters");
+	rc |= rte_telemetry_register_cmd("/turbolb/policy", cmd_policy,
+		"Show the policy; with a parameter NAME[:PARAM], switch to it");
+	rc |= rte_telemetry_register_cmd("/turbolb/reload", cmd_reload,
+		"Re-read the YAML file (as SIGHUP)");
 	if (rc != 0)
 		TLB_LOG(ERR, telemetry, "cannot register telemetry commands");
 	return rc == 0 ? 0 : -1;
