@@ -22,6 +22,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_cycles.h>
+#include <rte_malloc.h>
 
 #include "turbolb/config.h"
 #include "turbolb/credit_ring.h"
@@ -654,6 +655,53 @@ test_stale_core_skipped(void **state)
 	assert_int_equal(dp.lv->core[0].stale_events, 1);
 }
 
+static void
+test_policy_switch_at_loop_boundary(void **state)
+{
+	struct out_pkt out[64];
+	struct tlb_dp_update u;
+	char err[256];
+	uint64_t ids[6];
+
+	(void)state;
+	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
+	for (int r = 0; r < 6; r++)
+		ids[r] = send_request(38000, 0);
+	pump();
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 2);
+
+	/* Switch to jsq with a bigger FIFO: the held requests move to the
+	 * new storage in order and, jsq never holding, leave at once. */
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(tlb_policy_init(&u.policy, "jsq", &cfg.policy.params,
+					 N_CORES, err, sizeof(err)), 0);
+	u.fifo_slot = tlb_dp_fifo_alloc(64, &u.fifo_capacity, 0);
+	assert_non_null(u.fifo_slot);
+	u.fifo_limit = 64;
+	u.stale_timeout_ns = dp.stale_timeout_ns;
+	uint64_t gen = tlb_dp_post_update(&dp, &u);
+	assert_false(tlb_dp_update_done(&dp, gen));
+	pump();
+	assert_true(tlb_dp_update_done(&dp, gen));
+	assert_string_equal(dp.policy.ops->name, "jsq");
+	assert_non_null(u.old_fifo_slot);
+	rte_free(u.old_fifo_slot);
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 0);
+	assert_int_equal(counter(TLB_DP_released), 2);
+	/* Released oldest first: ids[4] to one core, ids[5] to another. */
+	unsigned int seen = 0;
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx, out, 64);
+
+		for (unsigned int i = 0; i < n; i++)
+			if (out[i].p.hdr.req_id == ids[4] ||
+			    out[i].p.hdr.req_id == ids[5])
+				seen++;
+	}
+	assert_int_equal(seen, 2);
+	assert_int_equal(dp.fifo.limit, 64);
+}
+
 int
 main(void)
 {
@@ -672,6 +720,8 @@ main(void)
 		cmocka_unit_test_teardown(test_malformed_counted, teardown_dp),
 		cmocka_unit_test_teardown(test_credit_ring, teardown_dp),
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
+		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
+					  teardown_dp),
 	};
 
 	return cmocka_run_group_tests_name("datapath_ring", tests, group_setup,
