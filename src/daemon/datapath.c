@@ -307,7 +307,8 @@ drain_credits(struct tlb_dp *dp)
 	unsigned int moved = 0;
 
 	for (uint32_t i = 0; i < dp->n_cores; i++) {
-		unsigned int n = tlb_cr_drain(dp->cr, i, rec, CREDIT_BURST);
+		unsigned int n = tlb_cr_drain(dp->cr, dp->core_id[i], rec,
+					      CREDIT_BURST);
 		uint64_t done = 0, work = 0;
 
 		if (likely(n == 0))
@@ -336,7 +337,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 
 			for (uint32_t i = 0; i < dp->n_cores; i++)
 				stranded += tlb_lv_reset_core(dp->lv, i);
-			if (dp->host_epoch != 0)
+			if (dp->host_epoch != 0 && dp->index == 0)
 				count(dp, TLB_DP_host_restarts, 1);
 			count(dp, TLB_DP_stranded, stranded);
 			TLB_LOG(NOTICE, dp,
@@ -346,7 +347,8 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 			dp->host_epoch = epoch;
 		}
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
-			enum tlb_core_run_state st = tlb_cr_state(dp->cr, i);
+			enum tlb_core_run_state st =
+				tlb_cr_state(dp->cr, dp->core_id[i]);
 			bool online = dp->credits == TLB_CREDITS_INBAND ||
 				      st != TLB_RUN_OFFLINE;
 
@@ -359,7 +361,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 	}
 	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns) != 0)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
-			TLB_LOG(DEBUG, dp, "core %u: %s", i,
+			TLB_LOG(DEBUG, dp, "core %u: %s", dp->core_id[i],
 				dp->lv->core[i].stale ? "stale" : "live");
 }
 
@@ -489,7 +491,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 		moved += n;
 	}
 
-	if (dp->has_default_target) {
+	if (dp->has_default_target && dp->index == 0) {
 		n = rte_eth_rx_burst(dp->default_target.port_id,
 				     dp->default_target.queue, pkts, burst);
 		for (uint16_t i = 0; i < n; i++)
@@ -567,7 +569,8 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 
 int
 tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
-	    unsigned int lcore_id, struct tlb_cr *cr, char *err, size_t errlen)
+	    unsigned int lcore_id, unsigned int index, struct tlb_cr *cr,
+	    char *err, size_t errlen)
 {
 	static const struct rte_mbuf_dynfield charge_desc = {
 		.name = "turbolb_charge",
@@ -576,10 +579,20 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	};
 	uint32_t cap;
 
+	unsigned int n_dps = cfg->datapath.n_lcores;
+
 	memset(dp, 0, sizeof(*dp));
 	dp->lcore_id = lcore_id;
+	dp->index = index;
 	dp->cfg = cfg;
-	dp->n_cores = cfg->ports.n_targets;
+	for (uint32_t i = index; i < cfg->ports.n_targets; i += n_dps)
+		dp->core_id[dp->n_cores++] = i;
+	if (dp->n_cores == 0) {
+		snprintf(err, errlen, "dispatcher %u has no host core (%u "
+			 "cores for %u dispatchers)", index,
+			 cfg->ports.n_targets, n_dps);
+		return -1;
+	}
 	dp->credits = cfg->host.credits;
 	dp->cr = cr;
 	dp->tsc_hz = rte_get_tsc_hz();
@@ -619,17 +632,22 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			tlb_lv_set_online(dp->lv, i, false);
 
-	if (port_init(dp, &dp->uplink, &cfg->ports.uplink, -1,
-		      TLB_DP_drop_uplink_tx_full,
+	struct tlb_port_ref ref = cfg->ports.uplink;
+
+	ref.queue = (uint16_t)(ref.queue + index);
+	if (port_init(dp, &dp->uplink, &ref, -1, TLB_DP_drop_uplink_tx_full,
 		      err, errlen) != 0)
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_cores; i++)
-		if (port_init(dp, &dp->target[i], &cfg->ports.targets[i].ref,
+		if (port_init(dp, &dp->target[i],
+			      &cfg->ports.targets[dp->core_id[i]].ref,
 			      (int)i, TLB_DP_drop_tx_full, err, errlen) != 0)
 			goto fail;
 	dp->has_default_target = cfg->ports.has_default_target;
+	ref = cfg->ports.default_target;
+	ref.queue = (uint16_t)(ref.queue + index);
 	if (dp->has_default_target &&
-	    port_init(dp, &dp->default_target, &cfg->ports.default_target, -1,
+	    port_init(dp, &dp->default_target, &ref, -1,
 		      TLB_DP_drop_default_tx_full, err, errlen) != 0)
 		goto fail;
 	dp->last_flush_tsc = dp->last_housekeeping_tsc = rte_rdtsc();

@@ -99,9 +99,11 @@ struct tlb_dp_update {
 
 struct tlb_dp {
 	unsigned int lcore_id;
+	unsigned int index;        /* dispatcher number, 0 .. n-1 */
 	const struct tlb_config *cfg;
 	struct tlb_parse_opts parse_opts;
-	uint32_t n_cores;
+	uint32_t n_cores;          /* host cores in this dispatcher's share */
+	uint32_t core_id[TLB_MAX_CORES]; /* local index -> host core id */
 	enum tlb_credit_mode credits;
 	uint64_t tsc_hz;
 	uint64_t flush_tsc;       /* TX flush period in TSC cycles */
@@ -131,11 +133,19 @@ struct tlb_dp {
 	struct tlb_dp_stats stats;
 };
 
-/* Sets dp up for lcore_id over already configured ports (see port.h);
- * cr may be NULL. Returns 0, or -1 with err filled. */
+/* Sets up dispatcher `index` (of the config's datapath lcores) on
+ * lcore_id over already configured ports (see port.h); cr may be NULL.
+ *
+ * With several dispatchers the host cores are partitioned: dispatcher d
+ * owns cores d, d + n, d + 2n, ... and is the only one to send to them,
+ * receive their responses and drain their credits, so every counter of
+ * the load view still has one writer and no cache line is shared. It
+ * polls uplink queue (uplink.queue + d) and sends on the default target's
+ * queue (default_target.queue + d); dispatcher 0 alone receives from the
+ * default target. Returns 0, or -1 with err filled. */
 int tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
-		unsigned int lcore_id, struct tlb_cr *cr, char *err,
-		size_t errlen);
+		unsigned int lcore_id, unsigned int index, struct tlb_cr *cr,
+		char *err, size_t errlen);
 
 /* Control side: hands u to dp; returns the generation to wait for with
  * tlb_dp_update_done(). u must stay valid until then. One control thread

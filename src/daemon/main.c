@@ -103,7 +103,7 @@ log_summary(void)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			TLB_LOG(NOTICE, main,
 				"  core %u: sent %" PRIu64 " completed %" PRIu64,
-				i, dp->lv->core[i].sent,
+				dp->core_id[i], dp->lv->core[i].sent,
 				dp->lv->core[i].completed);
 	}
 }
@@ -123,16 +123,20 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 
-	if (cfg->datapath.n_lcores != 1) {
-		TLB_LOG(ERR, main, "%u datapath lcores configured; this version "
-			"runs exactly one dispatcher lcore",
-			cfg->datapath.n_lcores);
-		goto out;
+	for (unsigned int i = 0; i < cfg->datapath.n_lcores; i++) {
+		unsigned int lcore = cfg->datapath.lcores[i];
+
+		if (!rte_lcore_is_enabled(lcore) ||
+		    lcore == rte_get_main_lcore()) {
+			TLB_LOG(ERR, main, "datapath lcore %u is not a worker "
+				"lcore", lcore);
+			goto out;
+		}
 	}
-	unsigned int lcore = cfg->datapath.lcores[0];
-	if (!rte_lcore_is_enabled(lcore) || lcore == rte_get_main_lcore()) {
-		TLB_LOG(ERR, main, "datapath lcore %u is not a worker lcore",
-			lcore);
+	if (cfg->datapath.n_lcores > cfg->ports.n_targets) {
+		TLB_LOG(ERR, main, "%u dispatcher lcores for %u host cores: "
+			"each dispatcher needs at least one host core",
+			cfg->datapath.n_lcores, cfg->ports.n_targets);
 		goto out;
 	}
 
@@ -150,17 +154,20 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 		cfg->host.credit_ring, cfg->ports.n_targets,
 		cfg->host.ring_size, tlb_credit_mode_str(cfg->host.credits));
 
-	struct tlb_dp *dp = rte_zmalloc_socket("tlb_dp", sizeof(*dp),
-					       RTE_CACHE_LINE_SIZE,
-					       (int)rte_lcore_to_socket_id(lcore));
-	if (dp == NULL || tlb_dp_init(dp, cfg, lcore, cr, err,
-				      sizeof(err)) != 0) {
-		TLB_LOG(ERR, main, "dispatcher: %s",
-			dp == NULL ? "no memory" : err);
-		rte_free(dp);
-		goto out;
+	for (unsigned int i = 0; i < cfg->datapath.n_lcores; i++) {
+		unsigned int lcore = cfg->datapath.lcores[i];
+		struct tlb_dp *dp = rte_zmalloc_socket("tlb_dp", sizeof(*dp),
+			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+
+		if (dp == NULL || tlb_dp_init(dp, cfg, lcore, i, cr, err,
+					      sizeof(err)) != 0) {
+			TLB_LOG(ERR, main, "dispatcher %u: %s", i,
+				dp == NULL ? "no memory" : err);
+			rte_free(dp);
+			goto out;
+		}
+		tlb_dps[tlb_n_dps++] = dp;
 	}
-	tlb_dps[tlb_n_dps++] = dp;
 
 	tlb_control_init(cfg);
 	if (cfg->telemetry.enabled)
@@ -170,7 +177,9 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	tlb_config_summary(cfg, summary, sizeof(summary));
 	TLB_LOG(NOTICE, main, "running: %s", summary);
 
-	rte_eal_remote_launch(tlb_dp_main, dp, lcore);
+	for (unsigned int i = 0; i < tlb_n_dps; i++)
+		rte_eal_remote_launch(tlb_dp_main, tlb_dps[i],
+				      tlb_dps[i]->lcore_id);
 	while (!tlb_force_quit) {
 		usleep(100 * 1000);
 		if (reload_requested) {

@@ -44,10 +44,10 @@ tlb_port_lookup(const char *name, uint16_t *port_id)
 	return -1;
 }
 
-/* Notes that ref's port is used with at least ref->queue + 1 queues, or
- * with n_min queues. */
+/* Notes that ref's port is used with queues ref->queue .. ref->queue +
+ * n - 1. */
 static int
-note_use(const struct tlb_port_ref *ref, uint16_t n_min)
+note_use(const struct tlb_port_ref *ref, uint16_t n)
 {
 	uint16_t pid;
 
@@ -63,7 +63,7 @@ note_use(const struct tlb_port_ref *ref, uint16_t n_min)
 		return -1;
 	}
 	struct port_use *u = &ports[pid];
-	uint16_t need = RTE_MAX(n_min, (uint16_t)(ref->queue + 1));
+	uint16_t need = (uint16_t)(ref->queue + n);
 
 	u->port_id = pid;
 	u->used = true;
@@ -149,14 +149,17 @@ tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
 	unsigned int n_mbufs;
 
 	memset(ports, 0, sizeof(ports));
-	/* The uplink has one queue pair per dispatcher lcore. */
-	if (note_use(&cfg->ports.uplink, (uint16_t)cfg->datapath.n_lcores) != 0)
+	uint16_t n_dps = (uint16_t)cfg->datapath.n_lcores;
+
+	/* The uplink and the default target have one queue pair per
+	 * dispatcher lcore. */
+	if (note_use(&cfg->ports.uplink, n_dps) != 0)
 		return -1;
 	for (unsigned int i = 0; i < cfg->ports.n_targets; i++)
 		if (note_use(&cfg->ports.targets[i].ref, 1) != 0)
 			return -1;
 	if (cfg->ports.has_default_target &&
-	    note_use(&cfg->ports.default_target, 1) != 0)
+	    note_use(&cfg->ports.default_target, n_dps) != 0)
 		return -1;
 
 	n_mbufs = pool_size(cfg);

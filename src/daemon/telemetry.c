@@ -96,33 +96,36 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)cmd;
 	(void)params;
 	rte_tel_data_start_dict(d);
-	if (tlb_n_dps == 0)
-		return 0;
-	/* One view per dispatcher; with one dispatcher it is the view. */
-	const struct tlb_load_view *lv = tlb_dps[0]->lv;
+	/* Each dispatcher reports the host cores of its share. */
+	for (unsigned int n = 0; n < tlb_n_dps; n++) {
+		const struct tlb_dp *dp = tlb_dps[n];
+		const struct tlb_load_view *lv = dp->lv;
 
-	for (uint32_t i = 0; i < lv->n_cores; i++) {
-		const struct tlb_core_load *c = &lv->core[i];
-		struct rte_tel_data *core = rte_tel_data_alloc();
+		for (uint32_t i = 0; i < lv->n_cores; i++) {
+			const struct tlb_core_load *c = &lv->core[i];
+			struct rte_tel_data *core = rte_tel_data_alloc();
 
-		if (core == NULL)
-			return -ENOMEM;
-		rte_tel_data_start_dict(core);
-		rte_tel_data_add_dict_u64(core, "sent",
-					  tlb_counter_read(&c->sent));
-		rte_tel_data_add_dict_u64(core, "completed",
-					  tlb_counter_read(&c->completed));
-		rte_tel_data_add_dict_u64(core, "outstanding",
-					  tlb_lv_outstanding(lv, i));
-		rte_tel_data_add_dict_u64(core, "outstanding_work_ns",
-					  tlb_lv_outstanding_work(lv, i));
-		rte_tel_data_add_dict_string(core, "state", state_name(c));
-		rte_tel_data_add_dict_u64(core, "stale", c->stale);
-		rte_tel_data_add_dict_u64(core, "running", c->running);
-		rte_tel_data_add_dict_u64(core, "stale_events",
-					  tlb_counter_read(&c->stale_events));
-		snprintf(key, sizeof(key), "%u", i);
-		rte_tel_data_add_dict_container(d, key, core, 0);
+			if (core == NULL)
+				return -ENOMEM;
+			rte_tel_data_start_dict(core);
+			rte_tel_data_add_dict_u64(core, "sent",
+						  tlb_counter_read(&c->sent));
+			rte_tel_data_add_dict_u64(core, "completed",
+				tlb_counter_read(&c->completed));
+			rte_tel_data_add_dict_u64(core, "outstanding",
+						  tlb_lv_outstanding(lv, i));
+			rte_tel_data_add_dict_u64(core, "outstanding_work_ns",
+				tlb_lv_outstanding_work(lv, i));
+			rte_tel_data_add_dict_string(core, "state",
+						     state_name(c));
+			rte_tel_data_add_dict_u64(core, "stale", c->stale);
+			rte_tel_data_add_dict_u64(core, "running", c->running);
+			rte_tel_data_add_dict_u64(core, "stale_events",
+				tlb_counter_read(&c->stale_events));
+			rte_tel_data_add_dict_u64(core, "dispatcher", n);
+			snprintf(key, sizeof(key), "%u", dp->core_id[i]);
+			rte_tel_data_add_dict_container(d, key, core, 0);
+		}
 	}
 	return 0;
 }
@@ -146,7 +149,7 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "seed", snap.policy.params.seed);
 	rte_tel_data_add_dict_u64(d, "prefer_running",
 				  snap.policy.params.prefer_running);
-	rte_tel_data_add_dict_u64(d, "cores", dp->n_cores);
+	rte_tel_data_add_dict_u64(d, "cores", dp->cfg->ports.n_targets);
 	rte_tel_data_add_dict_u64(d, "dispatchers", tlb_n_dps);
 	rte_tel_data_add_dict_u64(d, "fifo_capacity", snap.fifo.capacity);
 	rte_tel_data_add_dict_string(d, "credits",

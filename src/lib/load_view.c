@@ -70,8 +70,11 @@ tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
 
 	for (uint32_t i = 0; i < lv->n_cores; i++) {
 		struct tlb_core_load *c = &lv->core[i];
+		/* The first check only starts the watch: the view does not
+		 * know how long the requests already sent have waited. */
 		bool progress = c->completed != c->watch_completed ||
-				c->sent == c->completed;
+				c->sent == c->completed ||
+				c->watch_since_ns == 0;
 		uint8_t stale = c->stale;
 
 		if (progress) {

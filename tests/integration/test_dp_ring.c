@@ -28,14 +28,10 @@
 #include "turbolb/credit_ring.h"
 #include "dp.h"
 #include "port.h"
+#include "harness.h"
 
 #define N_CORES 4
-#define RPC_PORT 9000
 
-struct ring_port {
-	struct rte_ring *rx; /* what the port receives: the test enqueues */
-	struct rte_ring *tx; /* what the port sends: the test dequeues */
-};
 
 static struct ring_port up, def, tgt[N_CORES];
 static struct rte_mempool *test_pool, *dp_pool;
@@ -62,71 +58,12 @@ static const char *base_yaml =
 	"  credits: inband\n"
 	"  stale_timeout_us: 1000\n";
 
-static void
-make_port(const char *name, struct ring_port *p)
-{
-	char n[64];
-
-	snprintf(n, sizeof(n), "%s_rx", name);
-	p->rx = rte_ring_create(n, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	snprintf(n, sizeof(n), "%s_tx", name);
-	p->tx = rte_ring_create(n, 1024, 0, RING_F_SP_ENQ | RING_F_SC_DEQ);
-	assert_non_null(p->rx);
-	assert_non_null(p->tx);
-	assert_true(rte_eth_from_rings(name, &p->rx, 1, &p->tx, 1, 0) >= 0);
-}
-
 /* ---- frames ---- */
-
-static struct tlb_frame_addrs
-client(uint16_t sport)
-{
-	struct tlb_frame_addrs a;
-
-	memset(&a, 0, sizeof(a));
-	memcpy(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
-	a.key.ip_version = 4;
-	a.key.proto = 17;
-	memcpy(a.key.src_addr, "\x0a\x00\x00\x01", 4);
-	memcpy(a.key.dst_addr, "\x0a\x00\x00\x02", 4);
-	a.key.src_port = sport;
-	a.key.dst_port = RPC_PORT;
-	return a;
-}
-
-static struct tlb_rpc_hdr
-request_hdr(uint64_t id, uint32_t hint_ns)
-{
-	struct tlb_rpc_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.magic = TLB_RPC_MAGIC;
-	h.version = TLB_RPC_VERSION;
-	h.type = TLB_MSG_REQUEST;
-	h.req_id = id;
-	h.pkt_cnt = 1;
-	if (hint_ns) {
-		h.flags = TLB_RPC_F_HINT;
-		h.svc_hint_ns = hint_ns;
-	}
-	return h;
-}
-
-static struct rte_mbuf *
-mbuf_of(const void *frame, size_t len)
-{
-	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
-
-	assert_non_null(m);
-	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
-	return m;
-}
 
 static void
 inject(struct rte_ring *r, const void *frame, size_t len)
 {
-	assert_int_equal(rte_ring_enqueue(r, mbuf_of(frame, len)), 0);
+	assert_int_equal(rte_ring_enqueue(r, mbuf_of(test_pool, frame, len)), 0);
 }
 
 /* Sends one request from client port sport; returns its id. */
@@ -139,7 +76,7 @@ send_request(uint16_t sport, uint32_t hint_ns)
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 
 	assert_true(len > 0);
-	inject(up.rx, f, len);
+	inject(up.rx[0], f, len);
 	return next_id++;
 }
 
@@ -154,43 +91,6 @@ pump(void)
 	fail_msg("datapath never went idle");
 }
 
-struct out_pkt {
-	struct tlb_parsed p;
-	uint8_t frame[2048];
-	uint16_t len;
-};
-
-/* Takes up to max frames the daemon sent on r, parsed. */
-static unsigned int
-collect(struct rte_ring *r, struct out_pkt *out, unsigned int max)
-{
-	struct tlb_parse_opts opts = { .udp_ports = { RPC_PORT },
-				       .n_udp_ports = 1 };
-	struct rte_mbuf *m;
-	unsigned int n = 0;
-
-	while (n < max && rte_ring_dequeue(r, (void **)&m) == 0) {
-		out[n].len = rte_pktmbuf_data_len(m);
-		memcpy(out[n].frame, rte_pktmbuf_mtod(m, void *), out[n].len);
-		memset(&out[n].p, 0, sizeof(out[n].p));
-		tlb_parse_frame(out[n].frame, out[n].len, &opts, &out[n].p);
-		rte_pktmbuf_free(m);
-		n++;
-	}
-	return n;
-}
-
-static unsigned int
-drain(struct rte_ring *r)
-{
-	struct out_pkt tmp[64];
-	unsigned int n, total = 0;
-
-	while ((n = collect(r, tmp, 64)) != 0)
-		total += n;
-	return total;
-}
-
 /* Makes core answer the request (as turbolb-server does). */
 static void
 respond(unsigned int core, const struct out_pkt *req)
@@ -202,7 +102,7 @@ respond(unsigned int core, const struct out_pkt *req)
 	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
 				(uint16_t)core, 500, 0);
 	assert_true(len > 0);
-	inject(tgt[core].rx, f, len);
+	inject(tgt[core].rx[0], f, len);
 }
 
 static uint64_t
@@ -222,7 +122,7 @@ start(const char *policy, uint32_t k, enum tlb_credit_mode credits,
 	strcpy(cfg.policy.name, policy);
 	cfg.policy.params.k = k;
 	cfg.host.credits = credits;
-	assert_int_equal(tlb_dp_init(&dp, &cfg, 1, cr, err, sizeof(err)), 0);
+	assert_int_equal(tlb_dp_init(&dp, &cfg, 1, 0, cr, err, sizeof(err)), 0);
 	tlb_dps[0] = &dp;
 	tlb_n_dps = 1;
 }
@@ -232,10 +132,10 @@ teardown_dp(void **state)
 {
 	(void)state;
 	tlb_dp_fini(&dp);
-	drain(up.tx);
-	drain(def.tx);
+	drain(up.tx[0]);
+	drain(def.tx[0]);
 	for (int i = 0; i < N_CORES; i++)
-		drain(tgt[i].tx);
+		drain(tgt[i].tx[0]);
 	return 0;
 }
 
@@ -250,11 +150,11 @@ group_setup(void **state)
 	(void)state;
 	if (rte_eal_init(9, argv) < 0)
 		return -1;
-	make_port("up", &up);
-	make_port("def", &def);
+	make_port("up", &up, 1);
+	make_port("def", &def, 1);
 	for (int i = 0; i < N_CORES; i++) {
 		snprintf(name, sizeof(name), "t%d", i);
-		make_port(name, &tgt[i]);
+		make_port(name, &tgt[i], 1);
 	}
 	test_pool = rte_pktmbuf_pool_create("test_pool", 4096, 0, 0,
 					    RTE_MBUF_DEFAULT_BUF_SIZE, 0);
@@ -293,7 +193,7 @@ test_rss_flow_sticks(void **state)
 			send_request((uint16_t)(20000 + flow * 7), 0);
 		pump();
 		for (int c = 0; c < N_CORES; c++) {
-			unsigned int n = collect(tgt[c].tx, out, 64);
+			unsigned int n = collect(tgt[c].tx[0], out, 64);
 
 			if (n == 0)
 				continue;
@@ -328,8 +228,8 @@ test_jsq_least_outstanding(void **state)
 	/* Core 2 answers both: it is now the shortest queue. */
 	for (int c = 0; c < N_CORES; c++)
 		if (c != 2)
-			assert_int_equal(drain(tgt[c].tx), 2);
-	n = collect(tgt[2].tx, out, 64);
+			assert_int_equal(drain(tgt[c].tx[0]), 2);
+	n = collect(tgt[2].tx[0], out, 64);
 	assert_int_equal(n, 2);
 	respond(2, &out[0]);
 	respond(2, &out[1]);
@@ -338,7 +238,7 @@ test_jsq_least_outstanding(void **state)
 	assert_int_equal(counter(TLB_DP_completions_inband), 2);
 	/* The responses reach the client, with the ids it sent. */
 	struct out_pkt resp[8];
-	assert_int_equal(collect(up.tx, resp, 8), 2);
+	assert_int_equal(collect(up.tx[0], resp, 8), 2);
 	assert_int_equal(resp[0].p.cls, TLB_FRAME_RESPONSE);
 	assert_int_equal(resp[0].p.hdr.req_id, out[0].p.hdr.req_id);
 	assert_int_equal(resp[1].p.hdr.req_id, out[1].p.hdr.req_id);
@@ -346,10 +246,10 @@ test_jsq_least_outstanding(void **state)
 	send_request(30000, 1000);
 	send_request(30000, 1000);
 	pump();
-	assert_int_equal(collect(tgt[2].tx, out, 64), 2);
+	assert_int_equal(collect(tgt[2].tx[0], out, 64), 2);
 	for (int c = 0; c < N_CORES; c++)
 		if (c != 2)
-			assert_int_equal(collect(tgt[c].tx, out, 64), 0);
+			assert_int_equal(collect(tgt[c].tx[0], out, 64), 0);
 }
 
 static void
@@ -366,7 +266,7 @@ test_work_stamped_checksum_valid(void **state)
 	unsigned int n = 0;
 	int core = -1;
 	for (int c = 0; c < N_CORES && n == 0; c++) {
-		n = collect(tgt[c].tx, out, 4);
+		n = collect(tgt[c].tx[0], out, 4);
 		core = c;
 	}
 	assert_int_equal(n, 1);
@@ -403,10 +303,10 @@ test_jbsq_holds_and_releases_in_order(void **state)
 
 	/* A response from core 3 lets exactly the oldest held one go, to
 	 * core 3. */
-	assert_int_equal(collect(tgt[3].tx, out, 64), 1);
+	assert_int_equal(collect(tgt[3].tx[0], out, 64), 1);
 	respond(3, &out[0]);
 	pump();
-	assert_int_equal(collect(tgt[3].tx, out, 64), 1);
+	assert_int_equal(collect(tgt[3].tx[0], out, 64), 1);
 	assert_int_equal(out[0].p.hdr.req_id, ids[4]);
 	assert_int_equal(counter(TLB_DP_released), 1);
 	assert_int_equal(dp.fifo.tail - dp.fifo.head, 1);
@@ -438,14 +338,14 @@ test_multi_packet_stays_together(void **state)
 		h.pkt_idx = idx;
 		h.pkt_cnt = 3;
 		size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "xy", 2);
-		inject(up.rx, f, len);
+		inject(up.rx[0], f, len);
 		send_request(33001, 0);
 		pump();
 	}
 	int home = -1;
 	unsigned int total = 0;
 	for (int c = 0; c < N_CORES; c++) {
-		unsigned int n = collect(tgt[c].tx, out, 64);
+		unsigned int n = collect(tgt[c].tx[0], out, 64);
 
 		total += n;
 		for (unsigned int i = 0; i < n; i++) {
@@ -478,28 +378,28 @@ test_pass_through_untouched(void **state)
 	arp[13] = 0x06;
 	for (int i = 14; i < 42; i++)
 		arp[i] = (uint8_t)i;
-	inject(up.rx, arp, sizeof(arp));
+	inject(up.rx[0], arp, sizeof(arp));
 
 	/* UDP to another port is not ours either. */
 	struct tlb_frame_addrs a = client(34000);
 	a.key.dst_port = 53;
 	struct tlb_rpc_hdr h = request_hdr(1, 0);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
-	inject(up.rx, f, len);
+	inject(up.rx[0], f, len);
 	pump();
-	assert_int_equal(collect(def.tx, out, 4), 2);
+	assert_int_equal(collect(def.tx[0], out, 4), 2);
 	assert_int_equal(out[0].len, sizeof(arp));
 	assert_memory_equal(out[0].frame, arp, sizeof(arp));
 	assert_int_equal(out[1].len, len);
 	assert_memory_equal(out[1].frame, f, len);
 	for (int c = 0; c < N_CORES; c++)
-		assert_int_equal(drain(tgt[c].tx), 0);
+		assert_int_equal(drain(tgt[c].tx[0]), 0);
 
 	/* And back: the slow path and a host's ARP reply go to the uplink. */
-	inject(def.rx, arp, sizeof(arp));
-	inject(tgt[1].rx, arp, sizeof(arp));
+	inject(def.rx[0], arp, sizeof(arp));
+	inject(tgt[1].rx[0], arp, sizeof(arp));
 	pump();
-	assert_int_equal(collect(up.tx, out, 4), 2);
+	assert_int_equal(collect(up.tx[0], out, 4), 2);
 	assert_memory_equal(out[0].frame, arp, sizeof(arp));
 	assert_memory_equal(out[1].frame, arp, sizeof(arp));
 	assert_int_equal(counter(TLB_DP_pass_up), 2);
@@ -521,14 +421,14 @@ test_malformed_counted(void **state)
 	/* Bad magic (UDP checksum is not checked by the daemon). */
 	memcpy(bad, f, len);
 	bad[rpc] ^= 0xff;
-	inject(up.rx, bad, len);
+	inject(up.rx[0], bad, len);
 	/* Bad version, twice. */
 	memcpy(bad, f, len);
 	bad[rpc + 2] = 9;
-	inject(up.rx, bad, len);
-	inject(up.rx, bad, len);
+	inject(up.rx[0], bad, len);
+	inject(up.rx[0], bad, len);
 	/* Cut inside the Ethernet header. */
-	inject(up.rx, f, 10);
+	inject(up.rx[0], f, 10);
 	/* A response arriving from the wire side. */
 	uint8_t r[256];
 	struct tlb_parsed p;
@@ -538,7 +438,7 @@ test_malformed_counted(void **state)
 	assert_int_equal(tlb_parse_frame(r, len, &opts, &p), TLB_PARSE_OK);
 	size_t rlen = tlb_make_response(r, len, &p, TLB_MSG_RESPONSE, 0, 0, 0,
 					0);
-	inject(up.rx, r, rlen);
+	inject(up.rx[0], r, rlen);
 	pump();
 	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_MAGIC], 1);
 	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_VERSION], 2);
@@ -546,8 +446,8 @@ test_malformed_counted(void **state)
 	assert_int_equal(counter(TLB_DP_drop_bad_direction), 1);
 	assert_int_equal(counter(TLB_DP_steered), 0);
 	for (int c = 0; c < N_CORES; c++)
-		assert_int_equal(drain(tgt[c].tx), 0);
-	assert_int_equal(drain(def.tx), 0);
+		assert_int_equal(drain(tgt[c].tx[0]), 0);
+	assert_int_equal(drain(def.tx[0]), 0);
 	/* Every mbuf came back: nothing leaked on the drop paths. */
 	assert_int_equal(rte_mempool_in_use_count(test_pool), 0);
 }
@@ -578,17 +478,17 @@ test_credit_ring(void **state)
 	for (int r = 0; r < 4; r++)
 		send_request(36000, 100);
 	pump();
-	assert_int_equal(collect(tgt[2].tx, out, 64), 0);
-	assert_int_equal(collect(tgt[3].tx, out, 64), 0);
+	assert_int_equal(collect(tgt[2].tx[0], out, 64), 0);
+	assert_int_equal(collect(tgt[3].tx[0], out, 64), 0);
 	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
 	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 2);
 
 	/* A response does not count in ring mode; the credit does. */
-	assert_int_equal(collect(tgt[0].tx, out, 64), 2);
+	assert_int_equal(collect(tgt[0].tx[0], out, 64), 2);
 	respond(0, &out[0]);
 	pump();
 	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
-	assert_int_equal(drain(up.tx), 1);
+	assert_int_equal(drain(up.tx[0]), 1);
 	struct tlb_credit c = { .completions = 2, .work_ns = 200 };
 	assert_int_equal(tlb_cr_post(host, 0, &c, 1), 1);
 	pump();
@@ -626,7 +526,7 @@ test_stale_core_skipped(void **state)
 	struct out_pkt keep;
 	/* Cores 1..3 answer; core 0 hangs. */
 	for (int c = 0; c < N_CORES; c++) {
-		assert_int_equal(collect(tgt[c].tx, out, 64), 1);
+		assert_int_equal(collect(tgt[c].tx[0], out, 64), 1);
 		if (c == 0)
 			keep = out[0];
 		else
@@ -643,7 +543,7 @@ test_stale_core_skipped(void **state)
 	for (int r = 0; r < 6; r++)
 		send_request(37000, 0);
 	pump();
-	assert_int_equal(collect(tgt[0].tx, out, 64), 0);
+	assert_int_equal(collect(tgt[0].tx[0], out, 64), 0);
 	/* It answers: back in rotation. */
 	respond(0, &keep);
 	pump();
@@ -691,7 +591,7 @@ test_policy_switch_at_loop_boundary(void **state)
 	/* Released oldest first: ids[4] to one core, ids[5] to another. */
 	unsigned int seen = 0;
 	for (int c = 0; c < N_CORES; c++) {
-		unsigned int n = collect(tgt[c].tx, out, 64);
+		unsigned int n = collect(tgt[c].tx[0], out, 64);
 
 		for (unsigned int i = 0; i < n; i++)
 			if (out[i].p.hdr.req_id == ids[4] ||

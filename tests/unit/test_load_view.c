@@ -138,6 +138,21 @@ test_idle_core_never_stale(void **state)
 }
 
 static void
+test_first_check_starts_the_watch(void **state)
+{
+	(void)state;
+	tlb_lv_init(&lv, 1);
+	/* Requests were sent before the first check ever ran, at a clock
+	 * reading far from zero: not stale until a whole timeout passed. */
+	tlb_lv_on_dispatch(&lv, 0, 1);
+	assert_int_equal(tlb_lv_check_liveness(&lv, 1000000000, 10), 0);
+	assert_false(lv.core[0].stale);
+	assert_int_equal(tlb_lv_check_liveness(&lv, 1000000005, 10), 0);
+	assert_int_equal(tlb_lv_check_liveness(&lv, 1000000011, 10), 1);
+	assert_true(lv.core[0].stale);
+}
+
+static void
 test_online_running(void **state)
 {
 	(void)state;
@@ -161,6 +176,7 @@ main(void)
 		cmocka_unit_test(test_reset_core),
 		cmocka_unit_test(test_liveness),
 		cmocka_unit_test(test_idle_core_never_stale),
+		cmocka_unit_test(test_first_check_starts_the_watch),
 		cmocka_unit_test(test_online_running),
 	};
 

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Integration test: two dispatcher lcores running for real (their own
+ * threads, tlb_dp_main) over net_ring ports, each polling its own uplink
+ * queue and owning half of the host cores. The test thread plays the
+ * clients and the host server. Checks: every request gets exactly one
+ * response, on the uplink queue it came in on; the counters of the two
+ * dispatchers add up exactly; nothing stays outstanding; both host cores of
+ * each dispatcher share its load.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "turbolb/config.h"
+#include "dp.h"
+#include "harness.h"
+#include "port.h"
+
+#define N_CORES 4
+#define N_DPS 2
+#define N_REQUESTS 6000
+#define WINDOW 256 /* requests in flight, below every ring's size */
+
+static const char *yaml =
+	"ports:\n"
+	"  uplink: { port: net_ring_up }\n"
+	"  targets:\n"
+	"    - { core: 0, port: net_ring_t0 }\n"
+	"    - { core: 1, port: net_ring_t1 }\n"
+	"    - { core: 2, port: net_ring_t2 }\n"
+	"    - { core: 3, port: net_ring_t3 }\n"
+	"datapath:\n"
+	"  lcores: [1, 2]\n"
+	"  rx_desc: 256\n"
+	"  tx_desc: 256\n"
+	"policy: { name: jsq }\n"
+	/* The host server is this test thread, which shares a CPU with a
+	 * dispatcher: it may stall for a scheduler slice. Not a liveness test. */
+	"host: { credits: inband, stale_timeout_us: 60000000 }\n";
+
+static struct ring_port up, tgt[N_CORES];
+static struct rte_mempool *pool, *dp_pool;
+static struct tlb_config cfg;
+static struct tlb_dp dps[N_DPS];
+static uint8_t seen[N_REQUESTS + 1];
+static uint64_t served[N_CORES];
+
+/* The host server: answers whatever reached each core. */
+static unsigned int
+serve(void)
+{
+	struct out_pkt req[32];
+	unsigned int total = 0;
+
+	for (unsigned int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx[0], req, 32);
+
+		for (unsigned int i = 0; i < n; i++) {
+			size_t len = tlb_make_response(req[i].frame, req[i].len,
+						       &req[i].p,
+						       TLB_MSG_RESPONSE, 0,
+						       (uint16_t)c, 100, 0);
+
+			assert_true(len > 0);
+			assert_int_equal(rte_ring_enqueue(tgt[c].rx[0],
+				mbuf_of(pool, req[i].frame, len)), 0);
+		}
+		served[c] += n;
+		total += n;
+	}
+	return total;
+}
+
+static void
+test_two_dispatchers(void **state)
+{
+	struct out_pkt resp[32];
+	uint64_t sent = 0, received = 0;
+	unsigned int idle = 0;
+
+	(void)state;
+	while (received < N_REQUESTS && idle < 200000) {
+		unsigned int moved = 0;
+
+		/* Clients: requests alternate between the uplink queues, each
+		 * queue's flows on their own source ports. */
+		while (sent < N_REQUESTS && sent - received < WINDOW) {
+			uint8_t f[256];
+			unsigned int q = sent % N_DPS;
+			struct tlb_frame_addrs a =
+				client((uint16_t)(40000 + q * 100 + sent % 7));
+			struct tlb_rpc_hdr h = request_hdr(sent + 1, 0);
+
+			/* Where it came in, for the check below. */
+			h.svc_class = (uint16_t)q;
+			size_t len = tlb_build_frame(f, sizeof(f), &a, &h,
+						     NULL, 0);
+			assert_int_equal(rte_ring_enqueue(up.rx[q],
+				mbuf_of(pool, f, len)), 0);
+			sent++;
+			moved++;
+		}
+		moved += serve();
+		for (unsigned int q = 0; q < N_DPS; q++) {
+			unsigned int n = collect(up.tx[q], resp, 32);
+
+			for (unsigned int i = 0; i < n; i++) {
+				uint64_t id = resp[i].p.hdr.req_id;
+
+				assert_int_equal(resp[i].p.cls,
+						 TLB_FRAME_RESPONSE);
+				assert_in_range(id, 1, N_REQUESTS);
+				assert_int_equal(seen[id], 0);
+				seen[id] = 1;
+				/* Back on the queue it came in on, through
+				 * the dispatcher that owns its core. */
+				assert_int_equal(resp[i].p.hdr.svc_class, q);
+				assert_int_equal(resp[i].p.hdr.server_core %
+							 N_DPS, q);
+			}
+			received += n;
+			moved += n;
+		}
+		if (moved == 0) {
+			idle++;
+			usleep(10);
+		} else {
+			idle = 0;
+		}
+	}
+	tlb_force_quit = true;
+	rte_eal_mp_wait_lcore();
+	if (received != N_REQUESTS)
+		for (unsigned int d = 0; d < N_DPS; d++)
+			for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++)
+				if (dps[d].stats.c[i] != 0)
+					fprintf(stderr, "dispatcher %u: %s %lu\n",
+						d, tlb_dp_counter_names[i],
+						(unsigned long)dps[d].stats.c[i]);
+	assert_int_equal(received, N_REQUESTS);
+
+	uint64_t steered = 0, responses = 0, completions = 0;
+	for (unsigned int d = 0; d < N_DPS; d++) {
+		steered += dps[d].stats.c[TLB_DP_steered];
+		responses += dps[d].stats.c[TLB_DP_responses];
+		completions += dps[d].stats.c[TLB_DP_completions_inband];
+		assert_int_equal(dps[d].n_cores, N_CORES / N_DPS);
+		for (uint32_t i = 0; i < dps[d].n_cores; i++) {
+			assert_int_equal(dps[d].core_id[i], d + i * N_DPS);
+			assert_int_equal(tlb_lv_outstanding(dps[d].lv, i), 0);
+		}
+	}
+	assert_int_equal(steered, N_REQUESTS);
+	assert_int_equal(responses, N_REQUESTS);
+	assert_int_equal(completions, N_REQUESTS);
+	/* jsq within each share: neither core of a pair starves. */
+	for (unsigned int c = 0; c < N_CORES; c++)
+		assert_true(served[c] > N_REQUESTS / N_CORES / 4);
+}
+
+static int
+group_setup(void **state)
+{
+	char *argv[] = { "test_dp_multi", "--no-huge", "-m", "256",
+			 "--no-shconf", "--no-pci", "--lcores=0@0,1@0,2@1",
+			 "--log-level=lib.*:error", NULL };
+	char name[16];
+	char err[256];
+
+	(void)state;
+	if (rte_eal_init(8, argv) < 0)
+		return -1;
+	make_port("up", &up, N_DPS);
+	for (int i = 0; i < N_CORES; i++) {
+		snprintf(name, sizeof(name), "t%d", i);
+		make_port(name, &tgt[i], 1);
+	}
+	pool = rte_pktmbuf_pool_create("test_pool", 8192, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
+	if (pool == NULL ||
+	    tlb_config_load_buffer("multi.yaml", yaml, strlen(yaml), &cfg,
+				   stderr) != 0 ||
+	    tlb_ports_setup(&cfg, &dp_pool) != 0)
+		return -1;
+	for (unsigned int d = 0; d < N_DPS; d++) {
+		if (tlb_dp_init(&dps[d], &cfg, cfg.datapath.lcores[d], d, NULL,
+				err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		tlb_dps[tlb_n_dps++] = &dps[d];
+	}
+	for (unsigned int d = 0; d < N_DPS; d++)
+		if (rte_eal_remote_launch(tlb_dp_main, &dps[d],
+					  dps[d].lcore_id) != 0)
+			return -1;
+	return 0;
+}
+
+static int
+group_teardown(void **state)
+{
+	(void)state;
+	tlb_force_quit = true;
+	rte_eal_mp_wait_lcore();
+	for (unsigned int d = 0; d < N_DPS; d++)
+		tlb_dp_fini(&dps[d]);
+	tlb_ports_teardown();
+	tlb_config_free(&cfg);
+	rte_eal_cleanup();
+	return 0;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_two_dispatchers),
+	};
+
+	return cmocka_run_group_tests_name("two_dispatchers", tests,
+					   group_setup, group_teardown);
+}
