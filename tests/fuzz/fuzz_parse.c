@@ -262,6 +262,18 @@ dup_frame(const uint8_t *b, size_t len)
 	return c;
 }
 
+/* Only requests can be turned into responses; anything else is refused
+ * and left as it was. */
+static void
+check_not_request(const uint8_t *b, size_t len, const struct tlb_parsed *p)
+{
+	uint8_t *c = dup_frame(b, len);
+
+	CHECK(tlb_make_response(c, len, p, TLB_MSG_RESPONSE, 0, 0, 0, 0) == 0);
+	CHECK(memcmp(c, b, len) == 0);
+	free(c);
+}
+
 /* Bytes other than [skip_a, skip_a + na) and [skip_b, skip_b + nb) equal. */
 static bool
 same_except(const uint8_t *a, const uint8_t *b, size_t len, size_t skip_a,
@@ -361,11 +373,18 @@ check_response(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 		CHECK(ipv4_csum_ok(c, p));
 		CHECK(rd16(c + p->l3_off + 2) == total - p->l3_off);
 		CHECK(c[p->l3_off + 8] == 64);
+		/* TOS, id, fragment word and protocol are echoed. */
+		CHECK(c[p->l3_off + 1] == b[p->l3_off + 1]);
+		CHECK(memcmp(c + p->l3_off + 4, b + p->l3_off + 4, 4) == 0);
+		CHECK(c[p->l3_off + 9] == b[p->l3_off + 9]);
 		CHECK(memcmp(c + p->l3_off + 20, b + p->l3_off + 20,
 			     ihl - 20) == 0);
 	} else {
 		CHECK(rd16(c + p->l3_off + 4) == ip_len);
 		CHECK(c[p->l3_off + 7] == 64);
+		/* Traffic class, flow label and next header are echoed. */
+		CHECK(memcmp(c + p->l3_off, b + p->l3_off, 4) == 0);
+		CHECK(c[p->l3_off + 6] == b[p->l3_off + 6]);
 		CHECK(memcmp(c + p->l3_off + 40, b + p->l3_off + 40,
 			     p->l4_off - p->l3_off - 40u) == 0);
 	}
@@ -414,14 +433,7 @@ check_response(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	check_set_work_ns(c, n, o, &q, seed);
 
 	/* A response is not a request: a second rewrite must refuse. */
-	{
-		uint8_t *d = dup_frame(c, n);
-
-		CHECK(tlb_make_response(d, n, &q, TLB_MSG_RESPONSE, 0, 0, 0,
-					0) == 0);
-		CHECK(memcmp(d, c, n) == 0);
-		free(d);
-	}
+	check_not_request(c, n, &q);
 	free(c);
 }
 
@@ -467,9 +479,7 @@ exercise(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	if (p.cls == TLB_FRAME_REQUEST)
 		check_request(b, len, o, &p, seed);
 	else
-		CHECK(tlb_make_response(dup_frame(b, 0), 0, &p,
-					TLB_MSG_RESPONSE, 0, 0, 0, 0) == 0 ||
-		      false);
+		check_not_request(b, len, &p);
 }
 
 /* Two parses that the doc says must agree. */
@@ -484,6 +494,85 @@ check_same(const uint8_t *b, size_t len, const struct tlb_parse_opts *x,
 	ey = parse_checked(b, len, y, &py);
 	CHECK(ex == ey);
 	CHECK(parsed_eq(&px, &py));
+}
+
+/* The builder, fed header values and addresses from the input: what it
+ * writes must parse back as exactly that, with valid checksums. */
+static void
+check_build(const uint8_t *data, size_t size)
+{
+	struct tlb_frame_addrs a;
+	struct tlb_parse_opts o;
+	struct tlb_rpc_hdr h;
+	struct tlb_parsed p;
+	uint8_t frame[2048];
+	const uint8_t *payload;
+	uint16_t payload_len;
+	size_t n;
+	uint8_t sel;
+
+	if (size < TLB_RPC_HDR_LEN + 48)
+		return;
+	tlb_rpc_hdr_decode(&h, data);
+	sel = data[TLB_RPC_HDR_LEN];
+	memset(&a, 0, sizeof(a));
+	memcpy(a.src_mac, data + TLB_RPC_HDR_LEN + 1, 6);
+	memcpy(a.dst_mac, data + TLB_RPC_HDR_LEN + 7, 6);
+	a.has_vlan = sel & 1;
+	a.vlan_tci = rd16(data + TLB_RPC_HDR_LEN + 13);
+	a.key.ip_version = sel & 2 ? 6 : 4;
+	memcpy(a.key.src_addr, data + TLB_RPC_HDR_LEN + 15, 16);
+	memcpy(a.key.dst_addr, data + TLB_RPC_HDR_LEN + 31, 16);
+	a.key.src_port = rd16(data + TLB_RPC_HDR_LEN + 44);
+	a.key.dst_port = rd16(data + TLB_RPC_HDR_LEN + 46);
+	if (a.key.src_port == a.key.dst_port)
+		a.key.src_port++;
+	payload = data + TLB_RPC_HDR_LEN + 48;
+	payload_len = (uint16_t)(size - TLB_RPC_HDR_LEN - 48);
+
+	h.magic = TLB_RPC_MAGIC;
+	h.version = TLB_RPC_VERSION;
+	h.type = sel & 4 ? TLB_MSG_REQUEST :
+			   (sel & 8 ? TLB_MSG_RESPONSE : TLB_MSG_ERROR);
+	h.pkt_cnt = (uint16_t)(1 + h.pkt_cnt % TLB_RPC_MAX_PKTS);
+	h.pkt_idx = (uint16_t)(h.pkt_idx % h.pkt_cnt);
+
+	n = tlb_build_frame(frame, sizeof(frame), &a, &h, payload,
+			    payload_len);
+	if (n == 0) {
+		/* Only a frame that cannot fit is refused. */
+		CHECK(ETH_HDR_LEN + (a.has_vlan ? 4u : 0u) +
+		      (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) +
+		      UDP_HDR_LEN + TLB_RPC_HDR_LEN + payload_len >
+		      sizeof(frame));
+		return;
+	}
+	CHECK(n == ETH_HDR_LEN + (a.has_vlan ? 4u : 0u) +
+	      (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) + UDP_HDR_LEN +
+	      TLB_RPC_HDR_LEN + payload_len);
+	memset(&o, 0, sizeof(o));
+	o.n_udp_ports = 1;
+	o.udp_ports[0] = h.type == TLB_MSG_REQUEST ? a.key.dst_port :
+						     a.key.src_port;
+	CHECK(parse_checked(frame, n, &o, &p) == TLB_PARSE_OK);
+	CHECK(p.cls == (h.type == TLB_MSG_REQUEST ? TLB_FRAME_REQUEST :
+						     TLB_FRAME_RESPONSE));
+	h.payload_len = payload_len;
+	CHECK(hdr_eq(&p.hdr, &h));
+	CHECK(p.has_vlan == a.has_vlan);
+	CHECK(!a.has_vlan || p.vlan_tci == a.vlan_tci);
+	CHECK(memcmp(frame, a.dst_mac, 6) == 0);
+	CHECK(memcmp(frame + 6, a.src_mac, 6) == 0);
+	CHECK(memcmp(p.key.src_addr, a.key.src_addr,
+		     a.key.ip_version == 4 ? 4 : 16) == 0);
+	CHECK(memcmp(p.key.dst_addr, a.key.dst_addr,
+		     a.key.ip_version == 4 ? 4 : 16) == 0);
+	CHECK(p.key.src_port == a.key.src_port);
+	CHECK(p.key.dst_port == a.key.dst_port);
+	CHECK(memcmp(frame + p.payload_off, payload, payload_len) == 0);
+	if (a.key.ip_version == 4)
+		CHECK(ipv4_csum_ok(frame, &p));
+	CHECK(udp_csum_ok(frame, &p) && rd16(frame + p.l4_off + 6) != 0);
 }
 
 int
@@ -511,6 +600,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < size; i++)
 		seed = seed * 31u + data[i];
 
+	check_build(data, size);
 	check_same(data, size, NULL, &none);
 	check_same(data, size, &many, &many_over);
 

@@ -141,8 +141,7 @@ test_open_invalid(void **state)
 
 		tlb_host_opts_init(&o);
 		o.batch = TLB_HOST_BATCH_MAX + 1;
-		assert_null(tlb_host_open_opts(cur_name, &o, err,
-					       sizeof(err)));
+		assert_null(tlb_host_open_opts(cur_name, &o, err, sizeof(err)));
 		assert_non_null(strstr(err, "batch"));
 	}
 }
@@ -571,20 +570,20 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_open_missing,
-						setup_name, unlink_name),
-		cmocka_unit_test_setup_teardown(test_open_invalid,
-						setup_name, unlink_name),
+		cmocka_unit_test_setup_teardown(test_open_missing, setup_name,
+						unlink_name),
+		cmocka_unit_test_setup_teardown(test_open_invalid, setup_name,
+						unlink_name),
 		cmocka_unit_test_setup_teardown(test_batches_two_cores,
 						setup_name, unlink_name),
-		cmocka_unit_test_setup_teardown(test_ring_full,
-						setup_name, unlink_name),
+		cmocka_unit_test_setup_teardown(test_ring_full, setup_name,
+						unlink_name),
 		cmocka_unit_test_setup_teardown(test_state_heartbeat,
 						setup_name, unlink_name),
 		cmocka_unit_test_setup_teardown(test_stale_closed_reattach,
 						setup_name, unlink_name),
-		cmocka_unit_test_setup_teardown(test_stale_replaced,
-						setup_name, unlink_name),
+		cmocka_unit_test_setup_teardown(test_stale_replaced, setup_name,
+						unlink_name),
 		cmocka_unit_test_setup_teardown(test_reattach_same_region,
 						setup_name, unlink_name),
 		cmocka_unit_test_setup_teardown(test_reattach_fewer_cores,
