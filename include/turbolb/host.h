@@ -46,8 +46,8 @@ extern "C" {
 #define TLB_HOST_API
 #endif
 
-#define TLB_HOST_BATCH_DEFAULT 16u
-#define TLB_HOST_BATCH_MAX 4096u
+#define TLB_HOST_BATCH_DEFAULT	  16u
+#define TLB_HOST_BATCH_MAX	  4096u
 #define TLB_HOST_CHECK_MS_DEFAULT 100u
 
 struct tlb_host;
@@ -66,14 +66,14 @@ struct tlb_host_opts {
 /* One core's counters. Each is written by the core's thread only; read
  * from elsewhere they may be a moment old. */
 struct tlb_host_core_stats {
-	uint64_t completed;  /* tlb_host_complete calls */
-	uint64_t posted;     /* completions that reached the ring */
-	uint64_t records;    /* credit records posted */
-	uint64_t ring_full;  /* posts that found the ring full (retried) */
-	uint64_t pending;    /* completions held in the handle now */
-	uint64_t discarded;  /* completions dropped: held across a reattach,
-			      * or the new region has no slot for the core */
-	uint64_t switches;   /* times the core moved to a new region */
+	uint64_t completed; /* tlb_host_complete calls */
+	uint64_t posted;    /* completions that reached the ring */
+	uint64_t records;   /* credit records posted */
+	uint64_t ring_full; /* posts that found the ring full (retried) */
+	uint64_t pending;   /* completions held in the handle now */
+	uint64_t discarded; /* completions dropped: held across a reattach,
+			     * or the new region has no slot for the core */
+	uint64_t switches;  /* times the core moved to a new region */
 };
 
 /* Fills o with the defaults. */

@@ -1,0 +1,1229 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb-server: the reference RPC server. One ethdev port with N RX and
+ * N TX queues; logical core i runs on its own EAL worker lcore, polls RX
+ * queue i and answers on TX queue i. Modes: spin (busy-waits for the
+ * request's service-time hint: the Turbo evaluation's synthetic server)
+ * and kv (GET/PUT/DEL on an in-memory table shared by all cores). With a
+ * credit ring it reports completions, run state and heartbeats through
+ * libturbolb-host, and reattaches when the daemon restarts.
+ *
+ *   turbolb-server [EAL args] -- --cores N [--port NAME] [--mode spin|kv]
+ *       [--credit-ring NAME] [--idle-sleep-us U] [--udp-port 9000]
+ *       [--batch B] [--stats FILE] [--kv-capacity N] [--max-spin-us U]
+ *
+ * Wire formats: docs/protocol.md (RPC) and docs/host-integration.md (kv).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_jhash.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_prefetch.h>
+#include <rte_rwlock.h>
+
+#include "turbolb/credit_ring.h"
+#include "turbolb/host.h"
+#include "turbolb/proto.h"
+
+RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
+
+#define SRV_LOG(level, fmt, ...)                                             \
+	rte_log(RTE_LOG_##level, srv_logtype,                                \
+		"turbolb.server: " fmt "\n", ##__VA_ARGS__)
+
+#define BURST 32
+#define PREFETCH_AHEAD 3
+#define NB_RXD 1024
+#define NB_TXD 1024
+#define POOL_CACHE 256
+#define TX_WAIT_PER_SEC 1000	/* a full TX ring is retried for 1 ms */
+#define BEAT_PER_SEC 10000	/* heartbeat at most every 100 us */
+#define STALE_POLL_MS 20	/* main lcore: ring and link checks */
+#define LINK_WAIT_MS 2000	/* memif: restart a port down this long */
+#define DEFAULT_UDP_PORT 9000
+#define DEFAULT_KV_CAPACITY 16384u
+#define DEFAULT_MAX_SPIN_US 100000u
+
+/* kv: see docs/host-integration.md */
+#define KV_OP_GET 1
+#define KV_OP_PUT 2
+#define KV_OP_DEL 3
+#define KV_HDR_LEN 3		/* op (1) + key length (2, big endian) */
+#define KV_KEY_MAX 64
+#define KV_VAL_MAX 1024
+#define KV_WAYS 8
+#define KV_SEED 0x746c626bu
+
+enum srv_mode {
+	MODE_SPIN,
+	MODE_KV,
+};
+
+struct kv_entry {
+	uint16_t klen;		/* 0: free */
+	uint16_t vlen;
+	uint8_t key[KV_KEY_MAX];
+	uint8_t val[KV_VAL_MAX];
+};
+
+/* A set of KV_WAYS entries behind one lock: lookups of different sets
+ * never contend, and a lookup reads at most one set. */
+struct kv_set {
+	rte_rwlock_t lock;
+	struct kv_entry e[KV_WAYS];
+} __rte_cache_aligned;
+
+struct kv_table {
+	uint32_t n_sets;	/* power of two */
+	uint32_t mask;
+	struct kv_set *sets;
+};
+
+/* Counters of one logical core; its worker lcore is the only writer, the
+ * main lcore reads them once the workers have stopped. */
+struct core_stats {
+	uint64_t rx;		/* frames received */
+	uint64_t served;	/* requests executed (final packets) */
+	uint64_t tx;		/* responses sent */
+	uint64_t tx_drops;	/* responses the TX queue refused */
+	uint64_t nonfinal;	/* non-final packets of multi-packet msgs */
+	uint64_t not_request;	/* valid frames that are no request to us */
+	uint64_t nonlinear;	/* multi-segment frames we could not flatten */
+	uint64_t resp_err;	/* responses that could not be built */
+	uint64_t idle_sleeps;
+	uint64_t kv_get;
+	uint64_t kv_put;
+	uint64_t kv_del;
+	uint64_t kv_hit;
+	uint64_t kv_miss;
+	uint64_t kv_full;
+	uint64_t kv_bad;
+	uint64_t parse_err[TLB_PARSE_ERR_MAX];
+};
+
+struct srv_core {
+	uint32_t idx;		/* logical core = queue */
+	unsigned int lcore;
+	struct tlb_host_core *credit; /* NULL without a credit ring */
+	bool paused;		/* worker: wo, main lcore: ro */
+	struct core_stats st;
+} __rte_cache_aligned;
+
+struct srv_conf {
+	uint32_t n_cores;
+	const char *port_name;
+	enum srv_mode mode;
+	const char *credit_ring;
+	uint32_t idle_sleep_us;
+	uint32_t batch;
+	const char *stats_file;
+	uint32_t kv_capacity;
+	uint32_t max_spin_us;
+	struct tlb_parse_opts popts;
+};
+
+static volatile bool force_quit;
+
+static struct srv_conf conf;
+static uint16_t port_id;
+static char port_name[RTE_ETH_NAME_MAX_LEN];
+static struct rte_mempool *pool;
+static struct tlb_host *host;
+static struct kv_table kv;
+static struct srv_core *cores;
+static uint64_t tsc_hz;
+static uint64_t reattaches;
+static uint64_t reattach_failures;
+
+/* Port control (main lcore: rw). */
+enum port_state {
+	PORT_RUNNING,
+	PORT_PAUSING,	/* waiting for every core to stop polling */
+	PORT_STOPPED,	/* trying to start it again */
+};
+static enum port_state port_state;
+static bool port_reconnects;	/* memif: restart the port on link down */
+static unsigned int port_start_tries;
+static uint64_t port_restarts;
+/* main lcore: wo; workers: ro. Set while the port must not be polled. */
+static bool pause_req;
+
+static void
+signal_handler(int sig)
+{
+	(void)sig;
+	force_quit = true;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"Usage: %s [EAL args] -- --cores N [options]\n"
+		"  --cores N            logical cores (RX/TX queue pairs), one per EAL worker lcore\n"
+		"  --port NAME          ethdev port name or id (default: the first port)\n"
+		"  --mode spin|kv       spin: busy-wait svc_hint_ns (default); kv: GET/PUT/DEL table\n"
+		"  --credit-ring NAME   report completions to turbolbd through this credit ring\n"
+		"  --batch B            completions per credit record (default %u)\n"
+		"  --idle-sleep-us U    sleep U us after an empty RX burst (default 0: busy poll)\n"
+		"  --udp-port P         RPC UDP port, repeatable (default %u)\n"
+		"  --stats FILE         write the final JSON stats to FILE instead of stdout\n"
+		"  --kv-capacity N      kv table entries (default %u)\n"
+		"  --max-spin-us U      cap on one spin request (default %u)\n"
+		"  --help               this text\n"
+		"Example: %s --no-huge -m 256 --lcores=0@0,(1-4)@1 \\\n"
+		"    --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no \\\n"
+		"    -- --cores 4 --credit-ring /turbolb-credits\n",
+		prog, TLB_HOST_BATCH_DEFAULT, DEFAULT_UDP_PORT,
+		DEFAULT_KV_CAPACITY, DEFAULT_MAX_SPIN_US, prog);
+}
+
+static void
+eal_usage_hook(const char *prog)
+{
+	usage(prog);
+}
+
+static int
+parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
+	  uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
+	    v < min || v > max) {
+		SRV_LOG(ERR, "%s: '%s' is not a number in %u..%u", opt, s, min,
+			max);
+		return -1;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
+enum {
+	OPT_CORES = 256,
+	OPT_PORT,
+	OPT_MODE,
+	OPT_CREDIT_RING,
+	OPT_IDLE_SLEEP_US,
+	OPT_UDP_PORT,
+	OPT_BATCH,
+	OPT_STATS,
+	OPT_KV_CAPACITY,
+	OPT_MAX_SPIN_US,
+	OPT_HELP,
+};
+
+static int
+parse_args(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"cores", required_argument, NULL, OPT_CORES},
+		{"port", required_argument, NULL, OPT_PORT},
+		{"mode", required_argument, NULL, OPT_MODE},
+		{"credit-ring", required_argument, NULL, OPT_CREDIT_RING},
+		{"idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP_US},
+		{"udp-port", required_argument, NULL, OPT_UDP_PORT},
+		{"batch", required_argument, NULL, OPT_BATCH},
+		{"stats", required_argument, NULL, OPT_STATS},
+		{"kv-capacity", required_argument, NULL, OPT_KV_CAPACITY},
+		{"max-spin-us", required_argument, NULL, OPT_MAX_SPIN_US},
+		{"help", no_argument, NULL, OPT_HELP},
+		{NULL, 0, NULL, 0},
+	};
+	const char *prog = argv[0];
+	uint32_t v;
+	int c;
+
+	conf.mode = MODE_SPIN;
+	conf.batch = TLB_HOST_BATCH_DEFAULT;
+	conf.kv_capacity = DEFAULT_KV_CAPACITY;
+	conf.max_spin_us = DEFAULT_MAX_SPIN_US;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_CORES:
+			if (parse_u32("--cores", optarg, 1, TLB_CR_MAX_CORES,
+				      &conf.n_cores) < 0)
+				return -1;
+			break;
+		case OPT_PORT:
+			conf.port_name = optarg;
+			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "spin") == 0) {
+				conf.mode = MODE_SPIN;
+			} else if (strcmp(optarg, "kv") == 0) {
+				conf.mode = MODE_KV;
+			} else {
+				SRV_LOG(ERR, "--mode: '%s' is neither spin nor kv",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_CREDIT_RING:
+			conf.credit_ring = optarg;
+			break;
+		case OPT_IDLE_SLEEP_US:
+			if (parse_u32("--idle-sleep-us", optarg, 0, 1000000,
+				      &conf.idle_sleep_us) < 0)
+				return -1;
+			break;
+		case OPT_UDP_PORT:
+			if (parse_u32("--udp-port", optarg, 1, 65535, &v) < 0)
+				return -1;
+			if (conf.popts.n_udp_ports == TLB_RPC_MAX_PORTS) {
+				SRV_LOG(ERR, "--udp-port: at most %u ports",
+					TLB_RPC_MAX_PORTS);
+				return -1;
+			}
+			conf.popts.udp_ports[conf.popts.n_udp_ports++] =
+				(uint16_t)v;
+			break;
+		case OPT_BATCH:
+			if (parse_u32("--batch", optarg, 1, TLB_HOST_BATCH_MAX,
+				      &conf.batch) < 0)
+				return -1;
+			break;
+		case OPT_STATS:
+			conf.stats_file = optarg;
+			break;
+		case OPT_KV_CAPACITY:
+			if (parse_u32("--kv-capacity", optarg, KV_WAYS,
+				      1u << 24, &conf.kv_capacity) < 0)
+				return -1;
+			break;
+		case OPT_MAX_SPIN_US:
+			if (parse_u32("--max-spin-us", optarg, 1, 4000000,
+				      &conf.max_spin_us) < 0)
+				return -1;
+			break;
+		case OPT_HELP:
+			usage(prog);
+			exit(0);
+		default:
+			usage(prog);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		SRV_LOG(ERR, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (conf.popts.n_udp_ports == 0) {
+		conf.popts.udp_ports[0] = DEFAULT_UDP_PORT;
+		conf.popts.n_udp_ports = 1;
+	}
+	return 0;
+}
+
+/* ---- kv ---- */
+
+static int
+kv_init(uint32_t capacity)
+{
+	uint32_t sets = rte_align32pow2((capacity + KV_WAYS - 1) / KV_WAYS);
+
+	/* calloc, not rte_malloc: the table is plain process memory, and
+	 * untouched sets cost no pages (--no-huge keeps the DPDK heap
+	 * small). */
+	kv.sets = calloc(sets, sizeof(*kv.sets));
+	if (kv.sets == NULL)
+		return -1;
+	kv.n_sets = sets;
+	kv.mask = sets - 1;
+	for (uint32_t i = 0; i < sets; i++)
+		rte_rwlock_init(&kv.sets[i].lock);
+	return 0;
+}
+
+static struct kv_set *
+kv_set_of(const uint8_t *key, uint16_t klen)
+{
+	uint32_t kbuf[KV_KEY_MAX / sizeof(uint32_t)];
+
+	/* rte_jhash loads 32-bit words; the key sits at an odd offset in
+	 * the frame. */
+	memcpy(kbuf, key, klen);
+	return &kv.sets[rte_jhash(kbuf, klen, KV_SEED) & kv.mask];
+}
+
+static struct kv_entry *
+kv_find(struct kv_set *s, const uint8_t *key, uint16_t klen)
+{
+	for (unsigned int i = 0; i < KV_WAYS; i++) {
+		struct kv_entry *e = &s->e[i];
+
+		if (e->klen == klen && memcmp(e->key, key, klen) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static inline uint16_t
+rd_be16(const uint8_t *p)
+{
+	return (uint16_t)((uint16_t)p[0] << 8 | p[1]);
+}
+
+/* Executes the kv op in the request's payload and writes the value of a
+ * GET into the frame. Returns the response's RPC status and sets *type and
+ * *resp_len (payload bytes). */
+static uint16_t
+kv_exec(struct srv_core *c, struct rte_mbuf *m, const struct tlb_parsed *p,
+	enum tlb_msg_type *type, uint16_t *resp_len)
+{
+	uint8_t *pl = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
+	uint16_t len = p->hdr.payload_len;
+	const uint8_t *key, *val;
+	struct kv_entry *e;
+	struct kv_set *s;
+	uint16_t klen, vlen;
+	uint8_t op;
+
+	*type = TLB_MSG_RESPONSE;
+	*resp_len = 0;
+	if (unlikely(len < KV_HDR_LEN))
+		goto bad;
+	op = pl[0];
+	klen = rd_be16(pl + 1);
+	if (unlikely(klen == 0 || klen > KV_KEY_MAX ||
+		     klen > len - KV_HDR_LEN))
+		goto bad;
+	key = pl + KV_HDR_LEN;
+	val = key + klen;
+	vlen = (uint16_t)(len - KV_HDR_LEN - klen);
+	s = kv_set_of(key, klen);
+
+	switch (op) {
+	case KV_OP_GET: {
+		uint16_t room;
+		uint16_t st;
+
+		c->st.kv_get++;
+		rte_rwlock_read_lock(&s->lock);
+		e = kv_find(s, key, klen);
+		if (e == NULL) {
+			rte_rwlock_read_unlock(&s->lock);
+			c->st.kv_miss++;
+			return TLB_RPC_ST_NOT_FOUND;
+		}
+		/* The value replaces the request in the frame; grow it if the
+		 * value is longer than the request was. */
+		room = (uint16_t)(rte_pktmbuf_data_len(m) - p->payload_off);
+		if (e->vlen > room &&
+		    rte_pktmbuf_append(m, (uint16_t)(e->vlen - room)) == NULL) {
+			st = TLB_RPC_ST_BAD_REQUEST;
+			*type = TLB_MSG_ERROR;
+		} else {
+			/* The key is read from the frame: copy the value only
+			 * once the comparison is done (they overlap). */
+			memcpy(pl, e->val, e->vlen);
+			*resp_len = e->vlen;
+			st = TLB_RPC_ST_OK;
+		}
+		rte_rwlock_read_unlock(&s->lock);
+		if (st == TLB_RPC_ST_OK)
+			c->st.kv_hit++;
+		else
+			c->st.kv_bad++;
+		return st;
+	}
+	case KV_OP_PUT: {
+		struct kv_entry *free_e = NULL;
+
+		c->st.kv_put++;
+		if (unlikely(vlen > KV_VAL_MAX))
+			goto bad;
+		rte_rwlock_write_lock(&s->lock);
+		e = kv_find(s, key, klen);
+		if (e == NULL) {
+			for (unsigned int i = 0; i < KV_WAYS; i++) {
+				if (s->e[i].klen == 0) {
+					free_e = &s->e[i];
+					break;
+				}
+			}
+			e = free_e;
+			if (e == NULL) {
+				rte_rwlock_write_unlock(&s->lock);
+				c->st.kv_full++;
+				*type = TLB_MSG_ERROR;
+				return TLB_RPC_ST_OVERLOAD;
+			}
+			memcpy(e->key, key, klen);
+			e->klen = klen;
+		}
+		memcpy(e->val, val, vlen);
+		e->vlen = vlen;
+		rte_rwlock_write_unlock(&s->lock);
+		return TLB_RPC_ST_OK;
+	}
+	case KV_OP_DEL:
+		c->st.kv_del++;
+		rte_rwlock_write_lock(&s->lock);
+		e = kv_find(s, key, klen);
+		if (e != NULL)
+			e->klen = 0;
+		rte_rwlock_write_unlock(&s->lock);
+		if (e == NULL) {
+			c->st.kv_miss++;
+			return TLB_RPC_ST_NOT_FOUND;
+		}
+		c->st.kv_hit++;
+		return TLB_RPC_ST_OK;
+	default:
+		break;
+	}
+bad:
+	c->st.kv_bad++;
+	*type = TLB_MSG_ERROR;
+	return TLB_RPC_ST_BAD_REQUEST;
+}
+
+/* ---- data path ---- */
+
+static inline uint32_t
+cycles_to_ns(uint64_t cycles)
+{
+	uint64_t ns;
+
+	/* Past UINT32_MAX ns the answer saturates anyway; bounding cycles
+	 * first keeps the product from overflowing. */
+	if (unlikely(cycles > tsc_hz * 5))
+		return UINT32_MAX;
+	ns = cycles * 1000000000ull / tsc_hz;
+	return ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+}
+
+static inline void
+spin_for(uint64_t start, uint32_t ns)
+{
+	uint64_t max_ns = (uint64_t)conf.max_spin_us * 1000u;
+	uint64_t end;
+
+	if (ns > max_ns)
+		ns = (uint32_t)max_ns;
+	end = start + (uint64_t)ns * tsc_hz / 1000000000ull;
+	while (rte_rdtsc() < end)
+		rte_pause();
+}
+
+/* Handles one frame: returns true if m became a response to send, false
+ * if it was freed. */
+static inline bool
+handle_frame(struct srv_core *c, struct rte_mbuf *m)
+{
+	enum tlb_msg_type type = TLB_MSG_RESPONSE;
+	uint16_t status = TLB_RPC_ST_OK;
+	uint16_t resp_len = 0;
+	struct tlb_parsed p;
+	enum tlb_parse_err perr;
+	uint64_t t0 = rte_rdtsc();
+	uint32_t service_ns;
+	size_t out_len;
+
+	if (unlikely(!rte_pktmbuf_is_contiguous(m)) &&
+	    rte_pktmbuf_linearize(m) != 0) {
+		c->st.nonlinear++;
+		goto drop;
+	}
+	perr = tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
+			       rte_pktmbuf_data_len(m), &conf.popts, &p);
+	if (unlikely(perr != TLB_PARSE_OK)) {
+		c->st.parse_err[perr < TLB_PARSE_ERR_MAX ? perr : 0]++;
+		goto drop;
+	}
+	if (unlikely(p.cls != TLB_FRAME_REQUEST)) {
+		c->st.not_request++;
+		goto drop;
+	}
+	/* All packets of a message reach the same core (the daemon keeps
+	 * them together); the message is served once, when its last packet
+	 * arrives, and the others only counted. */
+	if (unlikely(p.hdr.pkt_idx != p.hdr.pkt_cnt - 1)) {
+		c->st.nonfinal++;
+		goto drop;
+	}
+
+	if (conf.mode == MODE_SPIN) {
+		if (p.hdr.flags & TLB_RPC_F_HINT)
+			spin_for(t0, p.hdr.svc_hint_ns);
+	} else {
+		status = kv_exec(c, m, &p, &type, &resp_len);
+	}
+	c->st.served++;
+	service_ns = cycles_to_ns(rte_rdtsc() - t0);
+	out_len = tlb_make_response(rte_pktmbuf_mtod(m, void *),
+				    rte_pktmbuf_data_len(m), &p, type, status,
+				    (uint16_t)c->idx, service_ns, resp_len);
+	/* The request is done whether or not its response can go out: the
+	 * NIC must get the credit either way. */
+	if (c->credit != NULL)
+		tlb_host_complete(c->credit, p.hdr.work_ns, service_ns);
+	if (unlikely(out_len == 0)) {
+		c->st.resp_err++;
+		goto drop;
+	}
+	m->data_len = (uint16_t)out_len;
+	m->pkt_len = (uint32_t)out_len;
+	return true;
+drop:
+	rte_pktmbuf_free(m);
+	return false;
+}
+
+static void
+send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
+{
+	uint16_t sent = rte_eth_tx_burst(port_id, (uint16_t)c->idx, tx, n);
+	uint64_t deadline;
+
+	/* A full TX ring is mostly a peer that was briefly descheduled
+	 * (several polling processes on few CPUs): a response dropped here
+	 * costs the client a timeout, so give the peer a moment first. */
+	if (unlikely(sent < n)) {
+		deadline = rte_rdtsc() + tsc_hz / TX_WAIT_PER_SEC;
+		while (sent < n && rte_rdtsc() < deadline && !force_quit)
+			sent += rte_eth_tx_burst(port_id, (uint16_t)c->idx,
+						 tx + sent,
+						 (uint16_t)(n - sent));
+	}
+	c->st.tx += sent;
+	if (unlikely(sent < n)) {
+		c->st.tx_drops += (uint64_t)(n - sent);
+		rte_pktmbuf_free_bulk(tx + sent, (unsigned int)(n - sent));
+	}
+}
+
+/* Stays off the port while the main lcore restarts it. The core is
+ * PARKED meanwhile, and keeps beating: it is alive, only idle. */
+static void
+core_pause(struct srv_core *c)
+{
+	if (c->credit != NULL) {
+		tlb_host_flush(c->credit);
+		tlb_host_set_running(c->credit, false);
+	}
+	__atomic_store_n(&c->paused, true, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&pause_req, __ATOMIC_ACQUIRE) && !force_quit) {
+		rte_delay_us_sleep(1000);
+		tlb_host_beat(c->credit);
+	}
+	__atomic_store_n(&c->paused, false, __ATOMIC_RELEASE);
+	tlb_host_set_running(c->credit, true);
+}
+
+static int
+core_loop(void *arg)
+{
+	struct srv_core *c = arg;
+	struct rte_mbuf *rx[BURST];
+	struct rte_mbuf *tx[BURST];
+	const uint64_t beat_cycles = tsc_hz / BEAT_PER_SEC;
+	const uint16_t q = (uint16_t)c->idx;
+	uint64_t last_beat = 0;
+
+	SRV_LOG(INFO, "core %u on lcore %u polls queue %u", c->idx, c->lcore,
+		q);
+	tlb_host_set_running(c->credit, true);
+	while (likely(!force_quit)) {
+		if (unlikely(__atomic_load_n(&pause_req, __ATOMIC_ACQUIRE))) {
+			core_pause(c);
+			continue;
+		}
+		uint16_t nb = rte_eth_rx_burst(port_id, q, rx, BURST);
+		uint16_t n_tx = 0;
+		uint64_t now = rte_rdtsc();
+
+		/* Bounded rate: the heartbeat line is read by the NIC side,
+		 * so writing it on every poll would only bounce it. */
+		if (c->credit != NULL && now - last_beat >= beat_cycles) {
+			tlb_host_beat(c->credit);
+			last_beat = now;
+		}
+		if (nb == 0) {
+			/* Idle: credits must not wait for the next request. */
+			if (c->credit != NULL)
+				tlb_host_flush(c->credit);
+			if (conf.idle_sleep_us != 0) {
+				tlb_host_set_running(c->credit, false);
+				rte_delay_us_sleep(conf.idle_sleep_us);
+				tlb_host_set_running(c->credit, true);
+				c->st.idle_sleeps++;
+			}
+			continue;
+		}
+		c->st.rx += nb;
+		for (uint16_t i = 0; i < nb && i < PREFETCH_AHEAD; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(rx[i], void *));
+		for (uint16_t i = 0; i < nb; i++) {
+			if (i + PREFETCH_AHEAD < nb)
+				rte_prefetch0(rte_pktmbuf_mtod(
+					rx[i + PREFETCH_AHEAD], void *));
+			if (handle_frame(c, rx[i]))
+				tx[n_tx++] = rx[i];
+		}
+		if (n_tx != 0)
+			send_responses(c, tx, n_tx);
+	}
+	if (c->credit != NULL) {
+		tlb_host_flush(c->credit);
+		tlb_host_set_running(c->credit, false);
+	}
+	return 0;
+}
+
+/* ---- set-up ---- */
+
+static int
+find_port(void)
+{
+	uint16_t pid;
+
+	if (rte_eth_dev_count_avail() == 0) {
+		SRV_LOG(ERR, "no ethdev port: give one in the EAL args, e.g. --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no");
+		return -1;
+	}
+	if (conf.port_name == NULL) {
+		RTE_ETH_FOREACH_DEV(pid) {
+			port_id = pid;
+			break;
+		}
+	} else if (rte_eth_dev_get_port_by_name(conf.port_name,
+						&port_id) != 0) {
+		char *end;
+		unsigned long v;
+
+		/* A bare number is a port id. */
+		errno = 0;
+		v = strtoul(conf.port_name, &end, 10);
+		if (conf.port_name[0] == '\0' || *end != '\0' || errno != 0 ||
+		    v >= RTE_MAX_ETHPORTS ||
+		    !rte_eth_dev_is_valid_port((uint16_t)v)) {
+			SRV_LOG(ERR, "--port: no port named '%s'; ports are:",
+				conf.port_name);
+			RTE_ETH_FOREACH_DEV(pid) {
+				char name[RTE_ETH_NAME_MAX_LEN];
+
+				if (rte_eth_dev_get_name_by_port(pid, name) == 0)
+					SRV_LOG(ERR, "  %u: %s", pid, name);
+			}
+			return -1;
+		}
+		port_id = (uint16_t)v;
+	}
+	if (rte_eth_dev_get_name_by_port(port_id, port_name) != 0)
+		snprintf(port_name, sizeof(port_name), "%u", port_id);
+	return 0;
+}
+
+static int
+port_setup(uint16_t n_queues)
+{
+	struct rte_eth_conf pconf;
+	struct rte_eth_dev_info info;
+	uint16_t nb_rxd = NB_RXD, nb_txd = NB_TXD;
+	unsigned int n_mbufs;
+	int socket, rc;
+
+	rc = rte_eth_dev_info_get(port_id, &info);
+	if (rc != 0) {
+		SRV_LOG(ERR, "port %s: cannot get device info: %s", port_name,
+			rte_strerror(-rc));
+		return -1;
+	}
+	port_reconnects = info.driver_name != NULL &&
+			  strcmp(info.driver_name, "net_memif") == 0;
+	if (info.max_rx_queues < n_queues || info.max_tx_queues < n_queues) {
+		SRV_LOG(ERR, "port %s: --cores %u needs %u RX and TX queues, the port has at most %u RX and %u TX",
+			port_name, n_queues, n_queues, info.max_rx_queues,
+			info.max_tx_queues);
+		return -1;
+	}
+	/* No RSS: each core's queue is a target of its own (the daemon
+	 * picks the queue), so the port must not spread on its own. */
+	memset(&pconf, 0, sizeof(pconf));
+	rc = rte_eth_dev_configure(port_id, n_queues, n_queues, &pconf);
+	if (rc != 0) {
+		SRV_LOG(ERR, "port %s: configure %u queues: %s", port_name,
+			n_queues, rte_strerror(-rc));
+		return -1;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	if (rc != 0) {
+		SRV_LOG(ERR, "port %s: descriptor counts: %s", port_name,
+			rte_strerror(-rc));
+		return -1;
+	}
+	socket = rte_eth_dev_socket_id(port_id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	/* Every queue's rings full, a burst in flight on each core and the
+	 * per-lcore caches, with room to spare. */
+	n_mbufs = n_queues * (nb_rxd + nb_txd + 2u * BURST + POOL_CACHE) +
+		  1024u;
+	n_mbufs = RTE_MAX(n_mbufs, 8191u);
+	pool = rte_pktmbuf_pool_create("srv_mbufs", n_mbufs, POOL_CACHE, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (pool == NULL) {
+		SRV_LOG(ERR, "cannot create a pool of %u mbufs: %s (give the EAL more memory with -m)",
+			n_mbufs, rte_strerror(rte_errno));
+		return -1;
+	}
+	for (uint16_t q = 0; q < n_queues; q++) {
+		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd,
+					    (unsigned int)socket, NULL, pool);
+		if (rc != 0) {
+			SRV_LOG(ERR, "port %s: RX queue %u: %s", port_name, q,
+				rte_strerror(-rc));
+			return -1;
+		}
+		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd,
+					    (unsigned int)socket, NULL);
+		if (rc != 0) {
+			SRV_LOG(ERR, "port %s: TX queue %u: %s", port_name, q,
+				rte_strerror(-rc));
+			return -1;
+		}
+	}
+	/* A memif client cannot start before its peer listens: wait for
+	 * turbolbd rather than make the start order matter. */
+	for (unsigned int tries = 0;; tries++) {
+		rc = rte_eth_dev_start(port_id);
+		if (rc == 0)
+			break;
+		if (force_quit)
+			return -1;
+		if (tries % 100 == 0)
+			SRV_LOG(WARNING, "port %s: start: %s; retrying every 100 ms until a signal (is its peer up?)",
+				port_name, rte_strerror(-rc));
+		rte_delay_us_sleep(100 * 1000);
+	}
+	/* Virtual ports often have no notion of it; that is fine. */
+	rc = rte_eth_promiscuous_enable(port_id);
+	if (rc != 0 && rc != -ENOTSUP)
+		SRV_LOG(WARNING, "port %s: promiscuous mode: %s", port_name,
+			rte_strerror(-rc));
+	SRV_LOG(INFO, "port %s (id %u): %u RX/TX queue pairs, %u/%u descriptors, %u mbufs",
+		port_name, port_id, n_queues, nb_rxd, nb_txd, n_mbufs);
+	return 0;
+}
+
+static int
+credit_setup(void)
+{
+	char err[256];
+	struct tlb_host_opts o;
+	uint32_t ring_cores;
+
+	tlb_host_opts_init(&o);
+	o.batch = conf.batch;
+	/* Like the port: wait for turbolbd, so start order does not matter
+	 * (a region being created reads as invalid for a moment too). */
+	for (unsigned int tries = 0;; tries++) {
+		host = tlb_host_open_opts(conf.credit_ring, &o, err,
+					  sizeof(err));
+		if (host != NULL)
+			break;
+		if (force_quit)
+			return -1;
+		if (tries % 100 == 0)
+			SRV_LOG(WARNING, "--credit-ring: %s; retrying every 100 ms until a signal",
+				err);
+		rte_delay_us_sleep(100 * 1000);
+	}
+	ring_cores = tlb_host_n_cores(host);
+	if (ring_cores < conf.n_cores) {
+		SRV_LOG(ERR, "credit ring %s has %u cores, fewer than --cores %u: the daemon's host_cores and the server must agree",
+			conf.credit_ring, ring_cores, conf.n_cores);
+		return -1;
+	}
+	for (uint32_t i = 0; i < conf.n_cores; i++)
+		cores[i].credit = tlb_host_core(host, i);
+	SRV_LOG(INFO, "credit ring %s attached: %u cores, host epoch %" PRIu64 ", batch %u",
+		conf.credit_ring, ring_cores, tlb_host_epoch(host),
+		conf.batch);
+	return 0;
+}
+
+/* ---- control (main lcore) ---- */
+
+/* The credit ring: notice a daemon restart and move over; the workers
+ * follow at their next call, without stopping. */
+static void
+credit_watch(void)
+{
+	static bool failing;
+	char err[256];
+
+	if (host == NULL || !tlb_host_stale(host))
+		return;
+	if (!failing)
+		SRV_LOG(WARNING, "credit ring %s went stale (turbolbd restarted?): reattaching",
+			conf.credit_ring);
+	if (tlb_host_reattach(host, err, sizeof(err)) == 0) {
+		reattaches++;
+		failing = false;
+		SRV_LOG(NOTICE, "credit ring %s reattached, host epoch %" PRIu64,
+			conf.credit_ring, tlb_host_epoch(host));
+		return;
+	}
+	/* The daemon may not be back yet: say so once, keep serving and
+	 * keep trying. */
+	if (!failing)
+		SRV_LOG(WARNING, "reattach failed: %s (retrying every %d ms)",
+			err, STALE_POLL_MS);
+	failing = true;
+	reattach_failures++;
+}
+
+static bool
+all_paused(void)
+{
+	for (uint32_t i = 0; i < conf.n_cores; i++)
+		if (!__atomic_load_n(&cores[i].paused, __ATOMIC_ACQUIRE))
+			return false;
+	return true;
+}
+
+/* The port. A memif client whose peer went away stays down (DPDK 22.11
+ * does not reconnect it), so when the link drops the cores are paused,
+ * the port is stopped and then started again until the peer is back. A
+ * port may be stopped and started only while no lcore polls it. Other
+ * ports only have their link changes logged. */
+static void
+port_watch(void)
+{
+	static int last_link = -1;
+	static unsigned int down_ticks;
+	struct rte_eth_link link;
+	bool went_down;
+	int rc;
+
+	switch (port_state) {
+	case PORT_RUNNING:
+		if (rte_eth_link_get_nowait(port_id, &link) != 0)
+			return;
+		if (link.link_status == RTE_ETH_LINK_UP) {
+			if (last_link != RTE_ETH_LINK_UP)
+				SRV_LOG(NOTICE, "port %s: link up", port_name);
+			last_link = RTE_ETH_LINK_UP;
+			down_ticks = 0;
+			return;
+		}
+		went_down = last_link == RTE_ETH_LINK_UP;
+		if (went_down)
+			SRV_LOG(WARNING, "port %s: link down (peer gone?)%s",
+				port_name, port_reconnects ?
+				": pausing the cores to reconnect" : "");
+		last_link = RTE_ETH_LINK_DOWN;
+		if (!port_reconnects)
+			return;
+		/* Down since the last start as well: a memif peer that was
+		 * still starting may have refused the handshake, and the PMD
+		 * does not try again. */
+		if (!went_down && ++down_ticks < LINK_WAIT_MS / STALE_POLL_MS)
+			return;
+		if (!went_down)
+			SRV_LOG(WARNING, "port %s: link still down %d ms after start: restarting it",
+				port_name, LINK_WAIT_MS);
+		down_ticks = 0;
+		__atomic_store_n(&pause_req, true, __ATOMIC_RELEASE);
+		port_state = PORT_PAUSING;
+		return;
+	case PORT_PAUSING:
+		/* A core in the middle of a spin request gets there within
+		 * --max-spin-us. */
+		if (!all_paused())
+			return;
+		rc = rte_eth_dev_stop(port_id);
+		if (rc != 0)
+			SRV_LOG(WARNING, "port %s: stop: %s", port_name,
+				rte_strerror(-rc));
+		port_state = PORT_STOPPED;
+		port_start_tries = 0;
+		/* fall through */
+	case PORT_STOPPED:
+		rc = rte_eth_dev_start(port_id);
+		if (rc != 0) {
+			if (port_start_tries++ % 250 == 0)
+				SRV_LOG(WARNING, "port %s: start: %s; retrying every %d ms",
+					port_name, rte_strerror(-rc),
+					STALE_POLL_MS);
+			return;
+		}
+		port_restarts++;
+		port_state = PORT_RUNNING;
+		__atomic_store_n(&pause_req, false, __ATOMIC_RELEASE);
+		SRV_LOG(NOTICE, "port %s: restarted, cores resume", port_name);
+		return;
+	}
+}
+
+static void
+watch_loop(void)
+{
+	while (!force_quit) {
+		rte_delay_us_sleep(STALE_POLL_MS * 1000);
+		credit_watch();
+		port_watch();
+	}
+}
+
+/* ---- stats ---- */
+
+static_assert(sizeof(struct core_stats) % sizeof(uint64_t) == 0,
+	      "core_stats must be nothing but uint64_t counters");
+
+static void
+stats_add(struct core_stats *t, const struct core_stats *s)
+{
+	const uint64_t *src = (const uint64_t *)s;
+	uint64_t *dst = (uint64_t *)t;
+
+	/* core_stats is nothing but uint64_t counters. */
+	for (size_t i = 0; i < sizeof(*s) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
+}
+
+static void
+json_counters(FILE *f, const struct core_stats *s,
+	      const struct tlb_host_core_stats *cs, const char *ind)
+{
+	fprintf(f, "%s\"received\": %" PRIu64 ",\n", ind, s->rx);
+	fprintf(f, "%s\"served\": %" PRIu64 ",\n", ind, s->served);
+	fprintf(f, "%s\"responses_sent\": %" PRIu64 ",\n", ind, s->tx);
+	fprintf(f, "%s\"tx_drops\": %" PRIu64 ",\n", ind, s->tx_drops);
+	fprintf(f, "%s\"nonfinal_packets\": %" PRIu64 ",\n", ind,
+		s->nonfinal);
+	fprintf(f, "%s\"not_request\": %" PRIu64 ",\n", ind, s->not_request);
+	fprintf(f, "%s\"nonlinear_drops\": %" PRIu64 ",\n", ind,
+		s->nonlinear);
+	fprintf(f, "%s\"response_errors\": %" PRIu64 ",\n", ind, s->resp_err);
+	fprintf(f, "%s\"idle_sleeps\": %" PRIu64 ",\n", ind, s->idle_sleeps);
+	fprintf(f, "%s\"parse_drops\": {", ind);
+	for (int i = 1; i < TLB_PARSE_ERR_MAX; i++)
+		fprintf(f, "%s\"%s\": %" PRIu64, i == 1 ? "" : ", ",
+			tlb_parse_err_str((enum tlb_parse_err)i),
+			s->parse_err[i]);
+	fprintf(f, "},\n");
+	if (conf.mode == MODE_KV)
+		fprintf(f, "%s\"kv\": {\"get\": %" PRIu64 ", \"put\": %" PRIu64 ", \"del\": %" PRIu64 ", \"hit\": %" PRIu64 ", \"miss\": %" PRIu64 ", \"set_full\": %" PRIu64 ", \"bad_request\": %" PRIu64 "},\n",
+			ind, s->kv_get, s->kv_put, s->kv_del, s->kv_hit,
+			s->kv_miss, s->kv_full, s->kv_bad);
+	fprintf(f, "%s\"credits\": {\"completed\": %" PRIu64 ", \"posted\": %" PRIu64 ", \"records\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"discarded\": %" PRIu64 ", \"switches\": %" PRIu64 "}\n",
+		ind, cs->completed, cs->posted, cs->records, cs->ring_full,
+		cs->pending, cs->discarded, cs->switches);
+}
+
+static void
+json_string(FILE *f, const char *s)
+{
+	if (s == NULL) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s != '\0'; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+static int
+write_stats(void)
+{
+	struct tlb_host_core_stats cs, tcs;
+	struct core_stats total;
+	FILE *f = stdout;
+
+	if (conf.stats_file != NULL) {
+		f = fopen(conf.stats_file, "w");
+		if (f == NULL) {
+			SRV_LOG(ERR, "--stats %s: %s", conf.stats_file,
+				strerror(errno));
+			return -1;
+		}
+	}
+	memset(&total, 0, sizeof(total));
+	memset(&tcs, 0, sizeof(tcs));
+	fprintf(f, "{\n  \"server\": {\"mode\": \"%s\", \"port\": ",
+		conf.mode == MODE_KV ? "kv" : "spin");
+	json_string(f, port_name);
+	fprintf(f, ", \"cores\": %u, \"udp_ports\": [", conf.n_cores);
+	for (unsigned int i = 0; i < conf.popts.n_udp_ports; i++)
+		fprintf(f, "%s%u", i == 0 ? "" : ", ",
+			conf.popts.udp_ports[i]);
+	fprintf(f, "], \"credit_ring\": ");
+	json_string(f, conf.credit_ring);
+	fprintf(f, ", \"batch\": %u, \"idle_sleep_us\": %u, \"reattaches\": %" PRIu64 ", \"reattach_failures\": %" PRIu64 ", \"port_restarts\": %" PRIu64 "},\n",
+		conf.batch, conf.idle_sleep_us, reattaches,
+		reattach_failures, port_restarts);
+	fprintf(f, "  \"cores\": [\n");
+	for (uint32_t i = 0; i < conf.n_cores; i++) {
+		struct srv_core *c = &cores[i];
+
+		tlb_host_core_stats(c->credit, &cs);
+		tcs.completed += cs.completed;
+		tcs.posted += cs.posted;
+		tcs.records += cs.records;
+		tcs.ring_full += cs.ring_full;
+		tcs.pending += cs.pending;
+		tcs.discarded += cs.discarded;
+		tcs.switches += cs.switches;
+		stats_add(&total, &c->st);
+		fprintf(f, "    {\n      \"core\": %u,\n      \"lcore\": %u,\n      \"queue\": %u,\n",
+			c->idx, c->lcore, c->idx);
+		json_counters(f, &c->st, &cs, "      ");
+		fprintf(f, "    }%s\n", i + 1 < conf.n_cores ? "," : "");
+	}
+	fprintf(f, "  ],\n  \"total\": {\n");
+	json_counters(f, &total, &tcs, "    ");
+	fprintf(f, "  }\n}\n");
+	if (f != stdout) {
+		if (fclose(f) != 0) {
+			SRV_LOG(ERR, "--stats %s: %s", conf.stats_file,
+				strerror(errno));
+			return -1;
+		}
+	} else {
+		fflush(f);
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int lcore, n_workers;
+	struct sigaction sa;
+	uint32_t i;
+	int ret, rc = 1;
+
+	/* Logs to stderr, so that stdout carries nothing but the stats. */
+	rte_openlog_stream(stderr);
+	rte_set_application_usage_hook(eal_usage_hook);
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "turbolb-server: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= ret;
+	argv += ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = signal_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (parse_args(argc, argv) < 0)
+		goto out_eal;
+	n_workers = rte_lcore_count() - 1;
+	if (conf.n_cores == 0)
+		conf.n_cores = n_workers;
+	if (conf.n_cores == 0 || n_workers < conf.n_cores) {
+		SRV_LOG(ERR, "--cores %u needs as many EAL worker lcores, the EAL has %u (map lcores to CPUs, e.g. --lcores=0@0,(1-%u)@1)",
+			conf.n_cores, n_workers,
+			conf.n_cores == 0 ? 1 : conf.n_cores);
+		goto out_eal;
+	}
+	tsc_hz = rte_get_tsc_hz();
+
+	cores = rte_zmalloc("srv_cores", sizeof(*cores) * conf.n_cores,
+			    RTE_CACHE_LINE_SIZE);
+	if (cores == NULL) {
+		SRV_LOG(ERR, "out of memory for %u cores", conf.n_cores);
+		goto out_eal;
+	}
+	i = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (i == conf.n_cores)
+			break;
+		cores[i].idx = i;
+		cores[i].lcore = lcore;
+		i++;
+	}
+	if (conf.mode == MODE_KV && kv_init(conf.kv_capacity) < 0) {
+		SRV_LOG(ERR, "out of memory for a kv table of %u entries",
+			conf.kv_capacity);
+		goto out_cores;
+	}
+	if (conf.credit_ring != NULL && credit_setup() < 0)
+		goto out_host;
+	if (find_port() < 0 || port_setup((uint16_t)conf.n_cores) < 0)
+		goto out_port;
+
+	SRV_LOG(INFO, "serving: mode %s, %u cores, UDP port %u%s, idle sleep %u us",
+		conf.mode == MODE_KV ? "kv" : "spin", conf.n_cores,
+		conf.popts.udp_ports[0],
+		conf.popts.n_udp_ports > 1 ? " (and more)" : "",
+		conf.idle_sleep_us);
+	for (i = 0; i < conf.n_cores; i++) {
+		ret = rte_eal_remote_launch(core_loop, &cores[i],
+					    cores[i].lcore);
+		if (ret != 0) {
+			SRV_LOG(ERR, "cannot launch core %u on lcore %u: %s",
+				i, cores[i].lcore, rte_strerror(-ret));
+			force_quit = true;
+			break;
+		}
+	}
+	if (!force_quit)
+		watch_loop();
+	rte_eal_mp_wait_lcore();
+	SRV_LOG(INFO, "stopped");
+	rc = write_stats() == 0 ? 0 : 1;
+
+out_port:
+	if (pool != NULL) {
+		unsigned int in_use;
+
+		if (port_state != PORT_STOPPED)
+			rte_eth_dev_stop(port_id);
+		rte_eth_dev_close(port_id);
+		in_use = rte_mempool_in_use_count(pool);
+		if (in_use != 0)
+			SRV_LOG(WARNING, "%u mbufs still in use at exit",
+				in_use);
+		rte_mempool_free(pool);
+	}
+out_host:
+	tlb_host_close(host);
+	free(kv.sets);
+out_cores:
+	rte_free(cores);
+out_eal:
+	rte_eal_cleanup();
+	return rc;
+}

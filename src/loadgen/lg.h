@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb-loadgen, the part without DPDK: options, the arrival schedule,
+ * request-id tracking and result formatting. loadgen.c drives these from
+ * the poll loop; the unit tests drive them with a made-up clock.
+ *
+ * Time is counted in ticks of a clock whose rate (hz) the caller gives:
+ * the TSC in the tool, 1 GHz (ticks are ns) in the tests.
+ */
+#ifndef TURBOLB_LOADGEN_LG_H
+#define TURBOLB_LOADGEN_LG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "turbolb/dist.h"
+#include "turbolb/histogram.h"
+#include "turbolb/proto.h"
+#include "turbolb/rng.h"
+
+/* Bytes of one frame that are not RPC payload, counted against the MTU
+ * (which, as usual, excludes the Ethernet header). */
+#define LG_IP_UDP_HDR_LEN (20u + 8u)
+#define LG_MTU_MIN 128u
+#define LG_MTU_MAX 9000u
+/* server_core is 16 bits wide: one counter for each possible value. */
+#define LG_MAX_CORES 65536u
+
+enum lg_arrival {
+	LG_ARRIVAL_POISSON,
+	LG_ARRIVAL_FIXED,
+};
+
+struct lg_opts {
+	double rate;          /* target requests/s */
+	double duration_s;    /* measured send time; 0 when requests is set */
+	uint64_t requests;    /* measured requests; 0 when duration_s is set */
+	double warmup_s;      /* sent before the measured part, not measured */
+	enum lg_arrival arrival;
+	struct tlb_dist dist; /* service-time hint of each request */
+	char dist_spec[64];   /* canonical form of dist, for the report */
+	uint32_t flows;       /* distinct UDP source ports */
+	uint16_t src_port_base;
+	uint8_t src_ip[4];    /* network byte order */
+	uint8_t dst_ip[4];
+	uint16_t dst_port;
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	bool has_src_mac;     /* else the port's own address */
+	uint32_t size;        /* RPC payload bytes per request */
+	uint32_t mtu;         /* IP MTU: bounds the payload of one packet */
+	uint32_t timeout_ms;
+	uint32_t max_lag_us;  /* lag beyond this makes the run "behind" */
+	uint16_t svc_class;
+	uint64_t seed;
+	bool json;
+	const char *port;     /* ethdev name or id; NULL: the first port */
+	double link_wait_s;   /* how long to wait for the link to come up */
+};
+
+/* Fills o with the defaults. */
+void lg_opts_default(struct lg_opts *o);
+
+/* Parses the tool's own options (what follows "--"; argv[0] is the program
+ * name). Returns 0 when o is ready, 1 when --help was printed to out, -1 on
+ * a usage error (explained on err). Resets getopt, so it may be called more
+ * than once. */
+int lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
+		  FILE *err);
+
+void lg_usage(FILE *f, const char *prog);
+
+/* RPC payload bytes one packet carries at this MTU. */
+uint32_t lg_payload_room(uint32_t mtu);
+
+/* Packets of one request message of `size` payload bytes (at least 1). */
+uint32_t lg_pkts_per_msg(uint32_t size, uint32_t mtu);
+
+/*
+ * Arrival schedule. Send times are offsets in ticks from the start of the
+ * run, each computed from the previous scheduled time (never from when the
+ * previous request actually left), so a late sender catches up instead of
+ * lowering the rate.
+ */
+struct lg_sched {
+	enum lg_arrival arrival;
+	double gap;     /* mean inter-arrival time in ticks */
+	double next;    /* offset of the next request */
+	uint64_t index; /* requests scheduled so far */
+	struct tlb_rng rng;
+};
+
+void lg_sched_init(struct lg_sched *s, enum lg_arrival arrival, double rate,
+		   double hz, uint64_t seed);
+
+/* Offset of the next request, in ticks; lg_sched_pop() moves past it. */
+static inline double
+lg_sched_peek(const struct lg_sched *s)
+{
+	return s->next;
+}
+
+double lg_sched_pop(struct lg_sched *s);
+
+/*
+ * Request tracking. Ids are issued in order; the state of id lives in slot
+ * id & mask. A response is matched against that slot, so duplicates, ids
+ * never issued and ids from long ago are all told apart without searching.
+ * Because ids are issued in send order, the timeout scan walks forward from
+ * the oldest unresolved id and stops at the first one not yet due.
+ */
+enum lg_slot_state {
+	LG_SLOT_FREE = 0,
+	LG_SLOT_OUTSTANDING,
+	LG_SLOT_DONE,  /* answered in time */
+	LG_SLOT_LOST,  /* timed out, no response yet */
+	LG_SLOT_LATE,  /* timed out, then answered */
+};
+
+struct lg_slot {
+	uint64_t id;
+	uint64_t sent;    /* ticks */
+	uint8_t state;    /* enum lg_slot_state */
+	uint8_t measured; /* sent after warm-up */
+};
+
+/* Per phase (warm-up, measured) outcome counters. */
+struct lg_phase_counts {
+	uint64_t sent;
+	uint64_t received; /* successful responses in time */
+	uint64_t errors;   /* error responses (NACK, status != 0) in time */
+	uint64_t lost;     /* no response within the timeout */
+	uint64_t late;     /* responses that came after being counted lost */
+};
+
+enum lg_phase {
+	LG_PHASE_WARMUP = 0,
+	LG_PHASE_MEASURED = 1,
+};
+
+struct lg_track {
+	struct lg_slot *slots;
+	uint64_t mask;
+	uint64_t first_id;  /* first id of this run */
+	uint64_t next_id;   /* next id to issue */
+	uint64_t tail;      /* no unresolved id below this one */
+	uint64_t timeout;   /* ticks */
+	uint64_t outstanding;
+	uint64_t duplicates;
+	uint64_t unknown;
+	uint64_t evicted;   /* counted lost early: their slot was needed */
+	struct lg_phase_counts phase[2];
+};
+
+/* Window of slots for a rate and timeout: a power of two well above the
+ * number of requests that can be outstanding at once. */
+uint64_t lg_track_window(double rate, uint32_t timeout_ms);
+
+int lg_track_init(struct lg_track *t, uint64_t window, uint64_t timeout,
+		  uint64_t first_id);
+void lg_track_fini(struct lg_track *t);
+
+/* Issues the next id, sent at tick `now`. */
+uint64_t lg_track_issue(struct lg_track *t, uint64_t now, bool measured);
+
+enum lg_match {
+	LG_MATCH_OK,      /* first response to an outstanding request */
+	LG_MATCH_LATE,    /* response to a request already counted lost */
+	LG_MATCH_DUP,     /* response to a request already answered */
+	LG_MATCH_UNKNOWN, /* id not issued in this run, or long forgotten */
+};
+
+/* Resolves id by a response (an error response if is_error). On
+ * LG_MATCH_OK, *sent and *measured tell the request's send time and
+ * phase. */
+enum lg_match lg_track_complete(struct lg_track *t, uint64_t id,
+				bool is_error, uint64_t *sent,
+				bool *measured);
+
+/* Counts requests sent more than the timeout before now as lost. */
+void lg_track_expire(struct lg_track *t, uint64_t now);
+
+/* Counts every request still outstanding as lost (end of run). */
+void lg_track_finish(struct lg_track *t);
+
+/*
+ * Results of one run at one rate. A later sweep or SLO search produces one
+ * of these per step.
+ */
+struct lg_result {
+	double target_rps;
+	double achieved_rps;  /* measured requests sent / measured send time */
+	double received_rps;  /* measured responses / measured send time */
+	double measured_s;    /* measured send time */
+	struct lg_phase_counts measured;
+	struct lg_phase_counts warmup;
+	uint64_t duplicates;
+	uint64_t unknown;
+	uint64_t evicted;
+	uint64_t parse_errors;
+	uint64_t rx_other;     /* not responses: ARP, requests, other ports */
+	uint64_t rx_extra_pkts; /* packets 1.. of multi-packet responses */
+	uint64_t ts_mismatch;  /* echoed client_ts did not match */
+	uint64_t tx_pkts;
+	uint64_t tx_stalls;    /* times the port (or the pool) stopped us */
+	uint64_t tx_dropped;   /* packets never sent (given up at the end) */
+	bool tx_gave_up;       /* stuck a whole timeout: stopped sending */
+	uint64_t max_lag_ns;   /* latest a request left after its time */
+	uint64_t late_sends;   /* requests sent more than max_lag_us late */
+	bool behind;
+	bool interrupted;
+	const struct tlb_hist *hist; /* latency of measured responses, ns */
+	const uint64_t *per_core;    /* measured responses by server_core */
+	uint32_t n_cores;            /* entries of per_core worth printing */
+};
+
+void lg_report_human(FILE *f, const struct lg_opts *o,
+		     const struct lg_result *r);
+/* One JSON object on one line. */
+void lg_report_json(FILE *f, const struct lg_opts *o,
+		    const struct lg_result *r);
+
+#endif /* TURBOLB_LOADGEN_LG_H */

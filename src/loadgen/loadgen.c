@@ -1,0 +1,745 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb-loadgen: open-loop RPC load generator.
+ *
+ * One lcore (the main one) alternates between sending whatever the
+ * schedule says is due and draining responses, on one RX and one TX queue
+ * of one port. Send times come from the schedule alone; when the loop is
+ * late it sends the overdue requests in bursts and reports how late it
+ * got, so an overloaded generator shows up as "behind" instead of as a
+ * lower offered load.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "turbolb/proto.h"
+#include "lg.h"
+
+RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
+
+#define LG_LOG(level, fmt, ...)                                              \
+	rte_log(RTE_LOG_##level, lg_logtype, "turbolb.loadgen: " fmt "\n",   \
+		##__VA_ARGS__)
+
+#define BURST 32
+/* Staging room for a burst of messages plus one message of the most
+ * packets, so a message is always staged whole. */
+#define TX_CAP (BURST + TLB_RPC_MAX_PKTS)
+#define RX_DESC 1024
+#define TX_DESC 1024
+#define POOL_CACHE 256
+/* Largest frame the RX path copies out of a chained mbuf for parsing. */
+#define RX_COPY_MAX (LG_MTU_MAX + 64)
+
+/* Bumped by SIGINT/SIGTERM: the first stops sending, one more during the
+ * wait for stragglers ends that too. */
+static volatile sig_atomic_t stop_signals;
+
+struct lg_port {
+	uint16_t id;
+	bool configured;
+	bool started;
+	struct rte_mempool *pool;
+	struct rte_ether_addr mac;
+};
+
+/* State of one run at one rate. */
+struct lg_run {
+	const struct lg_opts *o;
+	uint16_t port;
+	struct rte_mempool *pool;
+	struct tlb_frame_addrs addrs;
+	struct tlb_parse_opts popts;
+	struct lg_sched sched;
+	struct lg_track track;
+	struct tlb_rng hint_rng;
+	struct tlb_hist hist;
+	uint64_t *per_core;
+	uint32_t n_cores;
+
+	double ns_per_tick;
+	uint64_t start;        /* tick of schedule offset 0 */
+	double warm_ticks;     /* offsets below this are warm-up */
+	double end_ticks;      /* duration mode: offsets from here on stop */
+	uint64_t lag_bound;    /* ticks */
+	uint64_t max_lag;      /* ticks, measured requests only */
+	uint32_t pkts_per_msg;
+	uint32_t room;         /* payload bytes per packet */
+
+	bool sending;
+	uint64_t send_end;     /* tick the send phase ended */
+	uint64_t last_send;
+	bool stalled;          /* the port or the pool refuses us */
+	uint64_t stall_since;
+
+	struct rte_mbuf *tx[TX_CAP];
+	uint16_t tx_head, tx_n;
+
+	struct lg_result res;
+	uint8_t rx_copy[RX_COPY_MAX];
+};
+
+static void
+on_signal(int sig)
+{
+	RTE_SET_USED(sig);
+	stop_signals++;
+}
+
+static int
+install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) != 0 ||
+	    sigaction(SIGTERM, &sa, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+find_port(const char *name, uint16_t *id)
+{
+	char *end;
+	unsigned long v;
+
+	if (name == NULL) {
+		RTE_ETH_FOREACH_DEV(*id)
+			return 0;
+		LG_LOG(ERR, "no ethdev port; give one to the EAL, e.g. "
+			    "--vdev=net_memif0,role=client,socket=PATH,"
+			    "socket-abstract=no");
+		return -1;
+	}
+	if (rte_eth_dev_get_port_by_name(name, id) == 0)
+		return 0;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (*end == '\0' && errno == 0 && v < RTE_MAX_ETHPORTS &&
+	    rte_eth_dev_is_valid_port((uint16_t)v)) {
+		*id = (uint16_t)v;
+		return 0;
+	}
+	LG_LOG(ERR, "no port named '%s'; available:", name);
+	RTE_ETH_FOREACH_DEV(*id) {
+		char n[RTE_ETH_NAME_MAX_LEN];
+
+		if (rte_eth_dev_get_name_by_port(*id, n) == 0)
+			LG_LOG(ERR, "  %u: %s", *id, n);
+	}
+	return -1;
+}
+
+static int
+wait_link(uint16_t pid, double seconds)
+{
+	uint64_t deadline = rte_get_tsc_cycles() +
+			    (uint64_t)(seconds * (double)rte_get_tsc_hz());
+	struct rte_eth_link link;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		if (rte_eth_link_get_nowait(pid, &link) != 0)
+			/* No link notion at all: nothing to wait for. */
+			return 0;
+		if (link.link_status == RTE_ETH_LINK_UP)
+			return 0;
+		if (stop_signals != 0 || rte_get_tsc_cycles() >= deadline)
+			break;
+		rte_delay_ms(10);
+	}
+	LG_LOG(ERR, "port %u: link still down after %.1f s (is the peer, "
+		    "e.g. the memif server, running?)",
+	       pid, seconds);
+	return -1;
+}
+
+static int
+port_setup(const struct lg_opts *o, struct lg_port *p)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	uint16_t rxd = RX_DESC, txd = TX_DESC;
+	unsigned int n_mbufs, room;
+	int socket, rc;
+
+	if (find_port(o->port, &p->id) != 0)
+		return -1;
+	rc = rte_eth_dev_info_get(p->id, &info);
+	if (rc != 0) {
+		LG_LOG(ERR, "port %u: info: %s", p->id, rte_strerror(-rc));
+		return -1;
+	}
+	socket = rte_eth_dev_socket_id(p->id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+
+	/* Ring sizes in both directions, the TX staging area and the
+	 * per-lcore cache; the rest is slack. */
+	n_mbufs = 2 * (RX_DESC + TX_DESC) + 2 * TX_CAP + 2 * POOL_CACHE;
+	room = RTE_MAX((unsigned int)RTE_MBUF_DEFAULT_BUF_SIZE,
+		       RTE_PKTMBUF_HEADROOM + o->mtu + RTE_ETHER_HDR_LEN);
+	p->pool = rte_pktmbuf_pool_create("lg_mbufs", n_mbufs, POOL_CACHE, 0,
+					  (uint16_t)room, socket);
+	if (p->pool == NULL) {
+		LG_LOG(ERR, "mbuf pool of %u x %u bytes: %s (more EAL -m?)",
+		       n_mbufs, room, rte_strerror(rte_errno));
+		return -1;
+	}
+
+	memset(&conf, 0, sizeof(conf));
+	if (o->mtu > RTE_ETHER_MTU) {
+		if (info.max_mtu >= o->mtu)
+			conf.rxmode.mtu = o->mtu;
+		else
+			LG_LOG(WARNING,
+			       "port %u: --mtu %u above the port's maximum "
+			       "%u; large frames may be dropped",
+			       p->id, o->mtu, info.max_mtu);
+	}
+	rc = rte_eth_dev_configure(p->id, 1, 1, &conf);
+	if (rc != 0) {
+		LG_LOG(ERR, "port %u: configure: %s", p->id, rte_strerror(-rc));
+		return -1;
+	}
+	p->configured = true;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &rxd, &txd);
+	if (rc == 0)
+		rc = rte_eth_rx_queue_setup(p->id, 0, rxd, (unsigned int)socket,
+					    NULL, p->pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(p->id, 0, txd, (unsigned int)socket,
+					    NULL);
+	if (rc != 0) {
+		LG_LOG(ERR, "port %u: queue set-up: %s", p->id,
+		       rte_strerror(-rc));
+		return -1;
+	}
+	rc = rte_eth_dev_start(p->id);
+	if (rc != 0) {
+		/* memif clients fail here when the server's socket is not
+		 * there yet, with an unhelpful errno. */
+		LG_LOG(ERR, "port %u (%s): start failed: %s; is the peer up "
+			    "(for memif: the server and its socket)?",
+		       p->id, info.device ? rte_dev_name(info.device) : "?",
+		       rte_strerror(-rc));
+		return -1;
+	}
+	p->started = true;
+	/* Responses come back to our own address, but a balancer or switch
+	 * in between might rewrite it; not every driver knows the notion. */
+	rc = rte_eth_promiscuous_enable(p->id);
+	if (rc != 0 && rc != -ENOTSUP)
+		LG_LOG(WARNING, "port %u: promiscuous: %s", p->id,
+		       rte_strerror(-rc));
+	rc = rte_eth_macaddr_get(p->id, &p->mac);
+	if (rc != 0)
+		memset(&p->mac, 0, sizeof(p->mac));
+	LG_LOG(INFO, "port %u: %u rx/%u tx descriptors, %u mbufs", p->id,
+	       rxd, txd, n_mbufs);
+	return wait_link(p->id, o->link_wait_s);
+}
+
+static void
+port_teardown(struct lg_port *p)
+{
+	int rc;
+
+	if (p->started) {
+		rc = rte_eth_dev_stop(p->id);
+		if (rc != 0)
+			LG_LOG(WARNING, "port %u: stop: %s", p->id,
+			       rte_strerror(-rc));
+		p->started = false;
+	}
+	if (p->configured) {
+		rte_eth_dev_close(p->id);
+		p->configured = false;
+	}
+	/* After close: the driver may hold mbufs until then. Anything still
+	 * out now is ours and a bug. */
+	if (p->pool != NULL && rte_mempool_in_use_count(p->pool) != 0)
+		LG_LOG(WARNING, "%u mbufs not returned to the pool",
+		       rte_mempool_in_use_count(p->pool));
+	rte_mempool_free(p->pool);
+	p->pool = NULL;
+}
+
+static int
+run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
+	 uint64_t first_id)
+{
+	double hz = (double)rte_get_tsc_hz();
+	uint64_t window = lg_track_window(o->rate, o->timeout_ms);
+
+	memset(r, 0, offsetof(struct lg_run, rx_copy));
+	r->o = o;
+	r->port = p->id;
+	r->pool = p->pool;
+
+	memcpy(r->addrs.src_mac,
+	       o->has_src_mac ? o->src_mac : p->mac.addr_bytes,
+	       sizeof(r->addrs.src_mac));
+	memcpy(r->addrs.dst_mac, o->dst_mac, sizeof(r->addrs.dst_mac));
+	r->addrs.key.ip_version = 4;
+	r->addrs.key.proto = IPPROTO_UDP;
+	memcpy(r->addrs.key.src_addr, o->src_ip, 4);
+	memcpy(r->addrs.key.dst_addr, o->dst_ip, 4);
+	r->addrs.key.dst_port = o->dst_port;
+	/* Responses come from the server's port, so that is the one port
+	 * the parser calls ours. */
+	r->popts.udp_ports[0] = o->dst_port;
+	r->popts.n_udp_ports = 1;
+
+	/* Separate streams so the arrivals do not change with the hint
+	 * distribution. */
+	lg_sched_init(&r->sched, o->arrival, o->rate, hz, o->seed);
+	tlb_rng_seed(&r->hint_rng, o->seed ^ 0x5eedf00dcafe1234ull);
+	tlb_hist_init(&r->hist);
+	r->per_core = calloc(LG_MAX_CORES, sizeof(*r->per_core));
+	if (r->per_core == NULL ||
+	    lg_track_init(&r->track, window,
+			  (uint64_t)((double)o->timeout_ms * 1e-3 * hz),
+			  first_id) != 0) {
+		free(r->per_core);
+		LG_LOG(ERR, "out of memory for %" PRIu64 " request slots",
+		       window);
+		return -1;
+	}
+
+	r->ns_per_tick = 1e9 / hz;
+	r->warm_ticks = o->warmup_s * hz;
+	r->end_ticks = o->requests != 0 ? INFINITY :
+					  (o->warmup_s + o->duration_s) * hz;
+	r->lag_bound = (uint64_t)((double)o->max_lag_us * 1e-6 * hz);
+	r->pkts_per_msg = lg_pkts_per_msg(o->size, o->mtu);
+	r->room = lg_payload_room(o->mtu);
+	r->res.target_rps = o->rate;
+	return 0;
+}
+
+static void
+run_fini(struct lg_run *r)
+{
+	lg_track_fini(&r->track);
+	free(r->per_core);
+	r->per_core = NULL;
+}
+
+/* Stalls are counted once each, however many polls they last, and timed:
+ * a peer that stops reading must not keep us polling forever. */
+static void
+note_stall(struct lg_run *r, bool stuck, uint64_t now)
+{
+	if (likely(!stuck)) {
+		r->stalled = false;
+	} else if (!r->stalled) {
+		r->stalled = true;
+		r->stall_since = now;
+		r->res.tx_stalls++;
+	}
+}
+
+/* Hands the staged packets to the port; what it refuses stays staged, in
+ * order, for the next try. */
+static void
+tx_flush(struct lg_run *r, uint64_t now)
+{
+	uint16_t n;
+
+	if (r->tx_head == r->tx_n)
+		return;
+	n = rte_eth_tx_burst(r->port, 0, &r->tx[r->tx_head],
+			     (uint16_t)(r->tx_n - r->tx_head));
+	r->tx_head = (uint16_t)(r->tx_head + n);
+	r->res.tx_pkts += n;
+	note_stall(r, r->tx_head != r->tx_n, now);
+	if (likely(r->tx_head == r->tx_n))
+		r->tx_head = r->tx_n = 0;
+}
+
+/* The sender has been stuck for a whole timeout: whatever it would still
+ * send could not be answered in time, so the send phase ends here. */
+static void
+give_up(struct lg_run *r, uint64_t now)
+{
+	uint64_t due = r->start + (uint64_t)lg_sched_peek(&r->sched);
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(r->port, &link);
+	LG_LOG(WARNING, "port %u: sender stuck for %u ms (port full or no "
+			"mbufs; link %s): stopping early",
+	       r->port, r->o->timeout_ms,
+	       link.link_status == RTE_ETH_LINK_UP ? "up" : "down");
+	if (now > due && now - due > r->max_lag)
+		r->max_lag = now - due;
+	r->res.tx_gave_up = true;
+	r->sending = false;
+	r->send_end = now;
+}
+
+/* Builds all packets of one request into r->tx; false if the pool is dry
+ * (nothing is issued then, and the request waits for the next pass). */
+static bool
+build_msg(struct lg_run *r, uint64_t now, bool measured)
+{
+	const struct lg_opts *o = r->o;
+	struct rte_mbuf **m = &r->tx[r->tx_n];
+	struct tlb_rpc_hdr h;
+	uint32_t left = o->size;
+	double hint;
+
+	if (unlikely(rte_pktmbuf_alloc_bulk(r->pool, m, r->pkts_per_msg) !=
+		     0)) {
+		note_stall(r, true, now);
+		return false;
+	}
+	hint = tlb_dist_sample(&o->dist, &r->hint_rng);
+	memset(&h, 0, sizeof(h));
+	h.magic = TLB_RPC_MAGIC;
+	h.version = TLB_RPC_VERSION;
+	h.type = TLB_MSG_REQUEST;
+	h.flags = TLB_RPC_F_HINT;
+	h.svc_class = o->svc_class;
+	h.req_id = lg_track_issue(&r->track, now, measured);
+	h.pkt_cnt = (uint16_t)r->pkts_per_msg;
+	h.svc_hint_ns = hint >= (double)UINT32_MAX ? UINT32_MAX :
+						     (uint32_t)llround(hint);
+	h.client_ts = now;
+	/* All packets of a message on one flow: the balancer keeps a
+	 * message together by client address, port and id. */
+	r->addrs.key.src_port =
+		(uint16_t)(o->src_port_base + h.req_id % o->flows);
+
+	for (uint32_t i = 0; i < r->pkts_per_msg; i++) {
+		uint16_t plen = (uint16_t)RTE_MIN(left, r->room);
+		size_t len;
+
+		h.pkt_idx = (uint16_t)i;
+		/* Payload bytes are zeros: the server only needs the count. */
+		len = tlb_build_frame(rte_pktmbuf_mtod(m[i], void *),
+				      rte_pktmbuf_tailroom(m[i]), &r->addrs,
+				      &h, NULL, plen);
+		/* Cannot fail: the pool's buffers fit --mtu (port_setup). */
+		RTE_VERIFY(len != 0);
+		m[i]->data_len = (uint16_t)len;
+		m[i]->pkt_len = (uint32_t)len;
+		left -= plen;
+	}
+	r->tx_n = (uint16_t)(r->tx_n + r->pkts_per_msg);
+	return true;
+}
+
+static void
+tx_step(struct lg_run *r, uint64_t now)
+{
+	const struct lg_opts *o = r->o;
+	unsigned int msgs = 0;
+
+	tx_flush(r, now);
+	if (unlikely(r->stalled && now - r->stall_since > r->track.timeout)) {
+		give_up(r, now);
+		return;
+	}
+	/* The port is full: sending more now would only reorder. The
+	 * schedule keeps running, so the wait shows up as lag. */
+	if (r->tx_n != 0)
+		return;
+
+	while (msgs < BURST && r->tx_n + r->pkts_per_msg <= TX_CAP) {
+		double off = lg_sched_peek(&r->sched);
+		uint64_t due, t;
+		bool measured;
+
+		if (unlikely(off >= r->end_ticks ||
+			     (o->requests != 0 &&
+			      r->track.phase[LG_PHASE_MEASURED].sent >=
+				      o->requests))) {
+			/* The send phase lasts until the next request would
+			 * have gone out (or the set duration), not until the
+			 * last one did: else the achieved rate would count
+			 * one gap too few. Later than that if we were late. */
+			uint64_t end = r->start +
+				       (uint64_t)(off < r->end_ticks ?
+							  off :
+							  r->end_ticks);
+
+			r->sending = false;
+			r->send_end = RTE_MAX(r->last_send, end);
+			break;
+		}
+		due = r->start + (uint64_t)off;
+		if (due > now)
+			break;
+		t = rte_rdtsc();
+		measured = off >= r->warm_ticks;
+		if (!build_msg(r, t, measured))
+			break;
+		lg_sched_pop(&r->sched);
+		r->last_send = t;
+		msgs++;
+		if (measured) {
+			uint64_t lag = t - due;
+
+			if (unlikely(lag > r->max_lag))
+				r->max_lag = lag;
+			if (unlikely(lag > r->lag_bound))
+				r->res.late_sends++;
+		}
+	}
+	tx_flush(r, now);
+}
+
+static void
+handle_rx(struct lg_run *r, struct rte_mbuf *m, uint64_t now)
+{
+	const void *data;
+	struct tlb_parsed p;
+	enum tlb_parse_err err;
+	enum lg_match match;
+	uint64_t sent, ts, ns;
+	bool measured, is_error;
+
+	if (likely(rte_pktmbuf_is_contiguous(m))) {
+		data = rte_pktmbuf_mtod(m, const void *);
+	} else {
+		if (m->pkt_len > sizeof(r->rx_copy)) {
+			r->res.parse_errors++;
+			return;
+		}
+		data = rte_pktmbuf_read(m, 0, m->pkt_len, r->rx_copy);
+	}
+	err = tlb_parse_frame(data, m->pkt_len, &r->popts, &p);
+	if (unlikely(err != TLB_PARSE_OK)) {
+		r->res.parse_errors++;
+		LG_LOG(DEBUG, "rx: %s (%u bytes)", tlb_parse_err_str(err),
+		       m->pkt_len);
+		return;
+	}
+	if (unlikely(p.cls != TLB_FRAME_RESPONSE)) {
+		r->res.rx_other++;
+		return;
+	}
+	/* One response per message completes it; further packets of a
+	 * multi-packet response carry nothing we measure. */
+	if (unlikely(p.hdr.pkt_idx != 0)) {
+		r->res.rx_extra_pkts++;
+		return;
+	}
+	is_error = p.hdr.type == TLB_MSG_ERROR || p.hdr.status != 0;
+	match = lg_track_complete(&r->track, p.hdr.req_id, is_error, &sent,
+				  &measured);
+	if (match != LG_MATCH_OK || !measured || is_error)
+		return;
+	ts = p.hdr.client_ts;
+	/* The echo is what the server saw; if it is not what we sent the
+	 * server mangled it, and our own record is the one to trust. */
+	if (unlikely(ts != sent)) {
+		r->res.ts_mismatch++;
+		ts = sent;
+	}
+	ns = now > ts ? (uint64_t)((double)(now - ts) * r->ns_per_tick) : 0;
+	tlb_hist_record(&r->hist, ns);
+	r->per_core[p.hdr.server_core]++;
+	if (p.hdr.server_core >= r->n_cores)
+		r->n_cores = p.hdr.server_core + 1u;
+}
+
+static unsigned int
+rx_step(struct lg_run *r)
+{
+	struct rte_mbuf *pkts[BURST];
+	uint16_t n = rte_eth_rx_burst(r->port, 0, pkts, BURST);
+	/* One timestamp for the burst: all of it arrived by now, and the
+	 * time spent parsing the first packets is not the later ones'. */
+	uint64_t now = rte_rdtsc();
+
+	for (uint16_t i = 0; i < n; i++)
+		handle_rx(r, pkts[i], now);
+	rte_pktmbuf_free_bulk(pkts, n);
+	return n;
+}
+
+/* The figures of a finished run. The measured send time runs from the end
+ * of the warm-up to the end of the send phase. */
+static void
+run_result(struct lg_run *r)
+{
+	struct lg_result *res = &r->res;
+	uint64_t mstart = r->start + (uint64_t)r->warm_ticks;
+	double secs = 0.0;
+
+	if (r->send_end > mstart)
+		secs = (double)(r->send_end - mstart) * r->ns_per_tick / 1e9;
+	res->measured = r->track.phase[LG_PHASE_MEASURED];
+	res->warmup = r->track.phase[LG_PHASE_WARMUP];
+	res->duplicates = r->track.duplicates;
+	res->unknown = r->track.unknown;
+	res->evicted = r->track.evicted;
+	res->measured_s = secs;
+	if (secs > 0.0) {
+		res->achieved_rps = (double)res->measured.sent / secs;
+		res->received_rps = (double)res->measured.received / secs;
+	}
+	res->behind = r->max_lag > r->lag_bound || res->tx_gave_up;
+	res->max_lag_ns = (uint64_t)((double)r->max_lag * r->ns_per_tick);
+	res->hist = &r->hist;
+	res->per_core = r->per_core;
+	res->n_cores = r->n_cores;
+}
+
+/* Sends the schedule and collects responses until every request is
+ * resolved. Returns with r->res filled. */
+static void
+run_loop(struct lg_run *r)
+{
+	uint64_t timeout = r->track.timeout;
+	uint64_t deadline = 0, now;
+	sig_atomic_t sig_at_drain = 0;
+
+	r->sending = true;
+	r->start = rte_rdtsc();
+	for (;;) {
+		now = rte_rdtsc();
+		if (likely(r->sending)) {
+			if (unlikely(stop_signals != 0)) {
+				r->sending = false;
+				r->send_end = now;
+				r->res.interrupted = true;
+			} else {
+				tx_step(r, now);
+			}
+			if (!r->sending) {
+				deadline = RTE_MAX(r->send_end, now) + timeout;
+				sig_at_drain = stop_signals;
+			}
+		} else {
+			/* Stragglers: keep offering what the port refused. */
+			tx_flush(r, now);
+			if (r->track.outstanding == 0 && r->tx_n == 0)
+				break;
+			if (now >= deadline || stop_signals != sig_at_drain) {
+				if (stop_signals != sig_at_drain)
+					r->res.interrupted = true;
+				break;
+			}
+		}
+		rx_step(r);
+		lg_track_expire(&r->track, now);
+	}
+
+	/* Whatever the port never took is freed here and its request was
+	 * (or now is) counted lost. */
+	if (r->tx_n != r->tx_head) {
+		r->res.tx_dropped = r->tx_n - r->tx_head;
+		rte_pktmbuf_free_bulk(&r->tx[r->tx_head],
+				      (unsigned int)(r->tx_n - r->tx_head));
+	}
+	r->tx_head = r->tx_n = 0;
+	lg_track_finish(&r->track);
+
+	run_result(r);
+	if (r->track.evicted != 0)
+		LG_LOG(WARNING, "%" PRIu64 " requests counted lost early: the "
+				"request window (%" PRIu64 ") was too small",
+		       r->track.evicted, r->track.mask + 1);
+}
+
+/* Where the tool's own options begin: after the first "--", if any. */
+static int
+find_app_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+static void
+eal_usage_hook(const char *prog)
+{
+	lg_usage(stdout, prog);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct lg_run run; /* big: the RX copy buffer lives in it */
+	struct lg_opts opts;
+	struct lg_port port = { 0 };
+	int sep = find_app_args(argc, argv);
+	char **app_argv;
+	int app_argc = argc - sep;
+	int rc, status = EXIT_FAILURE;
+
+	/* Our options first, so a usage error needs no EAL. argv[sep] ("--"
+	 * or the end) becomes the program name of the option vector. */
+	app_argv = calloc((size_t)app_argc + 2, sizeof(*app_argv));
+	if (app_argv == NULL)
+		return EXIT_FAILURE;
+	app_argv[0] = argv[0];
+	for (int i = 1; i < app_argc; i++)
+		app_argv[i] = argv[sep + i];
+	if (app_argc < 1)
+		app_argc = 1;
+	rc = lg_opts_parse(app_argc, app_argv, &opts, stdout, stderr);
+	free(app_argv);
+	if (rc != 0)
+		return rc > 0 ? EXIT_SUCCESS : 2;
+
+	/* EAL and our logs to stderr: stdout carries only the results (the
+	 * EAL's default console stream writes to stdout). */
+	rte_openlog_stream(stderr);
+	rte_set_application_usage_hook(eal_usage_hook);
+	rc = rte_eal_init(sep, argv);
+	if (rc < 0) {
+		fprintf(stderr, "%s: EAL init failed: %s\n", argv[0],
+			rte_strerror(rte_errno));
+		return EXIT_FAILURE;
+	}
+	if (install_signals() != 0) {
+		LG_LOG(ERR, "signal handlers: %s", strerror(errno));
+		goto out;
+	}
+	if (port_setup(&opts, &port) != 0)
+		goto out;
+	if (run_init(&run, &opts, &port, 0) != 0)
+		goto out;
+	LG_LOG(INFO, "port %u: %.0f rps (%s), hint %s, %u packet%s per "
+		     "request, %" PRIu64 " request slots, TSC %.3f MHz",
+	       port.id, opts.rate,
+	       opts.arrival == LG_ARRIVAL_FIXED ? "fixed" : "poisson",
+	       opts.dist_spec, run.pkts_per_msg,
+	       run.pkts_per_msg == 1 ? "" : "s", run.track.mask + 1,
+	       (double)rte_get_tsc_hz() / 1e6);
+	run_loop(&run);
+	if (opts.json)
+		lg_report_json(stdout, &opts, &run.res);
+	else
+		lg_report_human(stdout, &opts, &run.res);
+	fflush(stdout);
+	run_fini(&run);
+	status = EXIT_SUCCESS;
+out:
+	port_teardown(&port);
+	rte_eal_cleanup();
+	return status;
+}
