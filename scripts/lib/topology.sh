@@ -147,7 +147,8 @@ topo_start_server() {
 		> "$TOPO_RUN/server.log" 2>&1 &
 	TOPO_SPID=$!
 	TOPO_PIDS+=("$TOPO_SPID")
-	topo_wait "[ \"\$(topo_cores_online)\" = $n ]" 300 || {
+	topo_wait "[ \"\$(topo_cores_online)\" = $n ] && \
+		topo_telemetry /ethdev/link_status,1 | grep -q UP" 300 || {
 		cat "$TOPO_RUN/server.log" >&2
 		return 1
 	}
@@ -177,8 +178,10 @@ topo_kill() {
 
 topo_stop() {
 	local i
-	# The server first (its final stats), then the daemon.
-	for ((i = ${#TOPO_PIDS[@]} - 1; i >= 0; i--)); do
+	# The daemon first: DPDK 22.11's memif PMD unmaps a port's rings when
+	# its peer goes away, racing with an lcore inside rx_burst; stopping
+	# the daemon's loops before its peers leave keeps it out of that race.
+	for ((i = 0; i < ${#TOPO_PIDS[@]}; i++)); do
 		topo_kill "${TOPO_PIDS[$i]}"
 	done
 	TOPO_PIDS=()
