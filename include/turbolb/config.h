@@ -105,6 +105,14 @@ struct tlb_config {
 	} host;
 
 	struct {
+		bool enabled;            /* ring doorbells; default false */
+		uint32_t min_interval_us; /* per core; default 100 */
+		uint32_t stall_us;       /* kick a core with work and no progress
+					  * this long; 0: only on steering to a
+					  * core that is not running; default 200 */
+	} kick;
+
+	struct {
 		bool enabled;                        /* default true */
 	} telemetry;
 

@@ -75,6 +75,8 @@ needs_restart(const struct tlb_config *o, const struct tlb_config *n)
 	    o->host.ring_size != n->host.ring_size ||
 	    strcmp(o->host.group, n->host.group) != 0)
 		return "host (only host.stale_timeout_us can be reloaded)";
+	if (memcmp(&o->kick, &n->kick, sizeof(o->kick)) != 0)
+		return "kick";
 	if (o->telemetry.enabled != n->telemetry.enabled)
 		return "telemetry";
 	return NULL;

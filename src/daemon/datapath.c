@@ -113,6 +113,20 @@ fifo_peek(const struct tlb_fifo *f)
 	return f->slot[f->head & (f->capacity - 1)];
 }
 
+/* ---- the scheduler kick ---- */
+
+/* Rings host core i's doorbell, at most once per kick interval: its kick
+ * agent then makes the core's thread run now. */
+static inline void
+kick(struct tlb_dp *dp, uint32_t i, uint64_t now_ns, enum tlb_dp_counter c)
+{
+	if (now_ns - dp->last_kick_ns[i] < dp->kick_interval_ns)
+		return;
+	dp->last_kick_ns[i] = now_ns;
+	tlb_cr_ring_doorbell(dp->cr, dp->core_id[i]);
+	count(dp, c, 1);
+}
+
 /* ---- request path ---- */
 
 enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
@@ -167,6 +181,8 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
 	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
 	*charge_of(m) = work + 1;
+	if (unlikely(dp->kick) && !dp->lv->core[core].running)
+		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
 	if (multi)
 		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
 			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
@@ -359,6 +375,14 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 						   st == TLB_RUN_RUNNING);
 		}
 	}
+	if (dp->kick && dp->kick_stall_ns != 0)
+		for (uint32_t i = 0; i < dp->n_cores; i++) {
+			const struct tlb_core_load *c = &dp->lv->core[i];
+
+			if (c->sent != c->completed && c->watch_since_ns != 0 &&
+			    now_ns - c->watch_since_ns > dp->kick_stall_ns)
+				kick(dp, i, now_ns, TLB_DP_kicks_stall);
+		}
 	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns) != 0)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			TLB_LOG(DEBUG, dp, "core %u: %s", dp->core_id[i],
@@ -595,6 +619,9 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	}
 	dp->credits = cfg->host.credits;
 	dp->cr = cr;
+	dp->kick = cfg->kick.enabled && cr != NULL;
+	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
+	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();
 	dp->flush_tsc = dp->tsc_hz / 1000000 * cfg->datapath.tx_flush_us;
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;

@@ -38,6 +38,9 @@
 	X(pass_down)         /* non-RPC from the host side -> uplink */     \
 	X(host_restarts)     /* credit ring epoch changes seen */           \
 	X(stranded)          /* requests in flight at a host that restarted */\
+	X(kicks_sent)        /* doorbells: request steered to a core that  \
+				is not running */                           \
+	X(kicks_stall)       /* doorbells: core with work, no progress */   \
 	X(drop_fifo_full)    /* held request, FIFO full (or no FIFO) */     \
 	X(drop_no_core)      /* no eligible host core */                    \
 	X(drop_tx_full)      /* target TX ring full */                      \
@@ -120,6 +123,10 @@ struct tlb_dp {
 	struct tlb_fifo fifo;
 	struct tlb_cr *cr;         /* NULL: no credit ring */
 	uint64_t host_epoch;
+	bool kick;                 /* ring doorbells (needs cr) */
+	uint64_t kick_interval_ns;
+	uint64_t kick_stall_ns;    /* 0: no stall kicks */
+	uint64_t last_kick_ns[TLB_MAX_CORES];
 
 	/* control: wo, dp: ro */
 	struct tlb_dp_update *update;

@@ -969,6 +969,13 @@ static const struct cfg_key host_keys[] = {
 	KEY_END,
 };
 
+static const struct cfg_key kick_keys[] = {
+	KEY_BOOL("enabled", C, kick.enabled),
+	KEY_UINT("min_interval_us", C, kick.min_interval_us, 1, 1000000, 0),
+	KEY_UINT("stall_us", C, kick.stall_us, 0, 10000000, 0),
+	KEY_END,
+};
+
 static const struct cfg_key telemetry_keys[] = {
 	KEY_BOOL("enabled", C, telemetry.enabled),
 	KEY_END,
@@ -990,6 +997,7 @@ static const struct cfg_key root_keys[] = {
 	KEY_MAP("fifo", 0, fifo_keys, 0, NULL),
 	KEY_MAP("affinity", 0, affinity_keys, 0, NULL),
 	KEY_MAP("host", 0, host_keys, 0, NULL),
+	KEY_MAP("kick", 0, kick_keys, 0, NULL),
 	KEY_MAP("telemetry", 0, telemetry_keys, 0, NULL),
 	KEY_MAP("log", 0, log_keys, 0, NULL),
 	KEY_END,
@@ -1122,6 +1130,9 @@ tlb_config_defaults(struct tlb_config *cfg)
 
 	cfg->affinity.entries = 4096;
 	cfg->affinity.timeout_us = 1000;
+	cfg->kick.enabled = false;
+	cfg->kick.min_interval_us = 100;
+	cfg->kick.stall_us = 200;
 
 	cfg->host.credits = TLB_CREDITS_RING;
 	strlcpy(cfg->host.credit_ring, "/turbolb-credits",

@@ -556,6 +556,44 @@ test_stale_core_skipped(void **state)
 }
 
 static void
+test_kick_parked_core(void **state)
+{
+	struct tlb_cr *nic, *host;
+	char err[256], name[64];
+
+	(void)state;
+	snprintf(name, sizeof(name), "/tlb-kicktest-%d", getpid());
+	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
+				       sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	tlb_cr_set_state(host, 0, TLB_RUN_PARKED);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	cfg.kick.enabled = true;
+	cfg.kick.min_interval_us = 1000000; /* one kick per core here */
+	cfg.kick.stall_us = 0;
+	start("jsq", 2, TLB_CREDITS_INBAND, nic);
+	cfg.kick.enabled = false;
+	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	pump();
+	assert_false(dp.lv->core[0].running);
+	assert_true(dp.lv->core[1].running);
+
+	/* jsq sends to all four cores; the parked one (0) and the two with
+	 * no thread attached (2, 3) are not running: each is kicked once,
+	 * however many requests it gets. */
+	for (int r = 0; r < 12; r++)
+		send_request(39000, 0);
+	pump();
+	assert_int_equal(tlb_cr_doorbell(host, 0), 1);
+	assert_int_equal(tlb_cr_doorbell(host, 1), 0);
+	assert_int_equal(tlb_cr_doorbell(host, 2), 1);
+	assert_int_equal(counter(TLB_DP_kicks_sent), 3);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+	dp.cr = NULL;
+}
+
+static void
 test_policy_switch_at_loop_boundary(void **state)
 {
 	struct out_pkt out[64];
@@ -622,6 +660,7 @@ main(void)
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
 					  teardown_dp),
+		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
 	};
 
 	return cmocka_run_group_tests_name("datapath_ring", tests, group_setup,

@@ -201,6 +201,9 @@ test_defaults_when_omitted(void **state)
 	assert_int_equal(def.host.ring_size, 1024);
 	assert_int_equal(def.host.stale_timeout_us, 10000);
 	assert_string_equal(def.host.group, "");
+	assert_false(def.kick.enabled);
+	assert_int_equal(def.kick.min_interval_us, 100);
+	assert_int_equal(def.kick.stall_us, 200);
 	assert_true(def.telemetry.enabled);
 	assert_int_equal(def.log.level, TLB_LOG_INFO);
 
@@ -215,6 +218,7 @@ test_defaults_when_omitted(void **state)
 	assert_memory_equal(&cfg.affinity, &def.affinity,
 			    sizeof(cfg.affinity));
 	assert_memory_equal(&cfg.host, &def.host, sizeof(cfg.host));
+	assert_memory_equal(&cfg.kick, &def.kick, sizeof(cfg.kick));
 	assert_memory_equal(&cfg.telemetry, &def.telemetry,
 			    sizeof(cfg.telemetry));
 	assert_memory_equal(&cfg.log, &def.log, sizeof(cfg.log));
@@ -527,6 +531,10 @@ static const struct range_case range_cases[] = {
 	  FIELD(host.ring_size), 16, TLB_CR_MAX_RING },
 	{ "host.stale_timeout_us", BASE "host:\n  stale_timeout_us: ", "\n",
 	  FIELD(host.stale_timeout_us), 100, 60000000 },
+	{ "kick.min_interval_us", BASE "kick:\n  min_interval_us: ", "\n",
+	  FIELD(kick.min_interval_us), 1, 1000000 },
+	{ "kick.stall_us", BASE "kick:\n  stall_us: ", "\n",
+	  FIELD(kick.stall_us), 0, 10000000 },
 };
 
 /* Loads one value of a case; returns the error count, and the field. */
