@@ -6,8 +6,8 @@ set -euo pipefail
 packages=(
 	build-essential gcc clang pkg-config meson ninja-build
 	libdpdk-dev dpdk-dev dpdk
-	libbsd-dev libcmocka-dev libyaml-dev
-	python3 iproute2 gnuplot-nox valgrind
+	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev
+	python3 iproute2 gnuplot-nox valgrind systemd
 )
 
 sudo=""

@@ -21,11 +21,13 @@
 
 #include "turbolb/config.h"
 #include "turbolb/credit_ring.h"
+#include "turbolb/stats.h"
 #include "control.h"
 #include "dp.h"
 #include "eal.h"
 #include "log.h"
 #include "port.h"
+#include "sd_notify.h"
 #include "telemetry.h"
 
 RTE_LOG_REGISTER(tlb_logtype_main, turbolb.main, INFO);
@@ -108,6 +110,55 @@ log_summary(void)
 	}
 }
 
+/* True when every dispatcher's loop counter moved since the last call: a
+ * stuck poll loop stops the watchdog pings, and systemd restarts us. */
+static bool
+datapath_progressed(void)
+{
+	static uint64_t last[RTE_MAX_LCORE];
+	bool all = true;
+
+	for (unsigned int i = 0; i < tlb_n_dps; i++) {
+		uint64_t loops = tlb_counter_read(&tlb_dps[i]->stats.loops);
+
+		if (loops == last[i])
+			all = false;
+		last[i] = loops;
+	}
+	return all;
+}
+
+/* The main lcore's job while the datapath runs: reloads and the
+ * watchdog. */
+static void
+control_loop(void)
+{
+	uint64_t wd_usec = 0, since_ping = 0;
+	bool wd = tlb_sd_watchdog_enabled(&wd_usec);
+
+	while (!tlb_force_quit) {
+		usleep(100 * 1000);
+		since_ping += 100 * 1000;
+		if (reload_requested) {
+			char msg[256];
+
+			reload_requested = 0;
+			tlb_sd_notify("RELOADING=1");
+			tlb_control_reload(stderr, msg, sizeof(msg));
+			TLB_LOG(NOTICE, main, "SIGHUP: %s", msg);
+			tlb_sd_notifyf("READY=1\nSTATUS=%s", msg);
+		}
+		if (wd && since_ping >= wd_usec / 2) {
+			since_ping = 0;
+			if (datapath_progressed())
+				tlb_sd_notify("WATCHDOG=1");
+			else
+				TLB_LOG(WARNING, main, "a datapath lcore made "
+					"no progress: no watchdog ping");
+		}
+	}
+}
+
 static int
 run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 {
@@ -180,17 +231,10 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	for (unsigned int i = 0; i < tlb_n_dps; i++)
 		rte_eal_remote_launch(tlb_dp_main, tlb_dps[i],
 				      tlb_dps[i]->lcore_id);
-	while (!tlb_force_quit) {
-		usleep(100 * 1000);
-		if (reload_requested) {
-			char msg[256];
-
-			reload_requested = 0;
-			tlb_control_reload(stderr, msg, sizeof(msg));
-			TLB_LOG(NOTICE, main, "SIGHUP: %s", msg);
-		}
-	}
+	tlb_sd_notifyf("READY=1\nSTATUS=%s", summary);
+	control_loop();
 	TLB_LOG(NOTICE, main, "stopping");
+	tlb_sd_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 	log_summary();
 	rc = EXIT_SUCCESS;

@@ -168,8 +168,9 @@ if ! tshark -G protocols -X "lua_script:$lua" 2>"$tmp/stderr" |
 	grep -q "	turbolb\$"; then
 	echo "test_dissector: tshark did not load $lua" >&2
 	if [ "$(id -u)" -eq 0 ]; then
-		echo "  running as root: check that init.lua (tshark -G folders:" \
-			"'Global configuration') has enable_lua = true and" \
+		echo "  running as root: check that init.lua (see" \
+			"'tshark -G folders', Global configuration) has" \
+			"enable_lua = true and" \
 			"run_user_scripts_when_superuser = true" >&2
 	fi
 	sed 's/^/  tshark: /' "$tmp/stderr" >&2
@@ -215,8 +216,10 @@ while IFS= read -r want <&3 && IFS= read -r got <&4; do
 		not_ok "frame $n fields: got '$got', want '$want'"
 	fi
 done 3<"$tmp/want" 4<"$tmp/fields"
-if [ "$(wc -l <"$tmp/fields")" -ne "$(wc -l <"$tmp/want")" ]; then
-	not_ok "frame count: got $(wc -l <"$tmp/fields"), want $(wc -l <"$tmp/want")"
+got=$(wc -l <"$tmp/fields")
+want=$(wc -l <"$tmp/want")
+if [ "$got" -ne "$want" ]; then
+	not_ok "frame count: got $got, want $want"
 fi
 
 # Value strings and the info column.
@@ -228,7 +231,8 @@ check_info() {
 	if grep -q "^$frame|TURBOLB|.*$text" "$tmp/info"; then
 		ok "frame $frame info has '$text'"
 	else
-		not_ok "frame $frame info has '$text': $(grep "^$frame|" "$tmp/info")"
+		not_ok "frame $frame info has '$text':" \
+			"$(grep "^$frame|" "$tmp/info")"
 	fi
 }
 check_info 1 "Request req_id=0x1122334455667788"
