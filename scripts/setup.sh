@@ -7,7 +7,7 @@ packages=(
 	build-essential gcc clang pkg-config meson ninja-build
 	libdpdk-dev dpdk-dev dpdk
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev
-	python3 iproute2 gnuplot-nox valgrind systemd
+	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
 )
 
 sudo=""
@@ -29,6 +29,9 @@ fi
 
 echo "setup: installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture: they may not.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	$sudo debconf-set-selections
 $sudo apt-get update -q
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 echo "setup: done"

@@ -44,19 +44,35 @@ suite_args=()
 for s in $suites; do suite_args+=(--suite "$s"); done
 meson test -C build --print-errorlogs -v "${suite_args[@]}" || failed=1
 
-step "meson test --suite unit under ASan+UBSan (build-asan/)"
+step "unit suite and in-process datapath tests under ASan+UBSan (build-asan/)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 meson test -C build-asan --print-errorlogs -v --suite unit || failed=1
+meson test -C build-asan --print-errorlogs -v --logbase testlog-dp dp_ring dp_multi ||
+	failed=1
+
+step "pure-library tests under valgrind memcheck (build/)"
+meson test -C build --print-errorlogs --setup valgrind --suite pure || failed=1
+
+step "fuzz suite: libFuzzer targets and regressions (build-clang/)"
+meson test -C build-clang --print-errorlogs -v --suite fuzz || failed=1
 
 step "summary"
-python3 - build/meson-logs/testlog.json build-asan/meson-logs/testlog.json <<'PY'
+python3 - build/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json \
+	build-asan/meson-logs/testlog.json build-asan/meson-logs/testlog-dp.json \
+	build-clang/meson-logs/testlog.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:
-    name = path.split('/')[0]
+    name = path.replace('/meson-logs/', ':').replace('.json', '')
+    try:
+        fh = open(path)
+    except OSError:
+        print(f"{name}: no results")
+        failed += 1
+        continue
     p = f = s = 0
-    with open(path) as fh:
+    with fh:
         for line in fh:
             t = json.loads(line)
             r = t.get('result')

@@ -177,7 +177,7 @@ function turbolb.dissector(tvb, pinfo, tree)
 	item = t:add(f.payload_len, tvb(20, 2))
 	if payload_len > room then
 		item:add_proto_expert_info(e.bad_payload_len, string.format(
-			"Payload length %u, but only %u bytes follow the header",
+			"Payload length %u, only %u bytes after the header",
 			payload_len, room))
 	end
 

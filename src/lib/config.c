@@ -513,10 +513,15 @@ parse_str_list(struct cfg_ctx *ctx, const struct cfg_key *key,
 	}
 }
 
+/* Longest list whose items must be distinct (datapath.lcores). */
+#define DISTINCT_MAX 256
+
 static void
 parse_uint_list(struct cfg_ctx *ctx, const struct cfg_key *key,
 		const yaml_node_t *node, const char *path, void *base)
 {
+	uint64_t seen_v[DISTINCT_MAX];
+	const yaml_node_t *seen_n[DISTINCT_MAX];
 	char *array = (char *)base + key->off;
 	unsigned int *count = (unsigned int *)((char *)base + key->count_off);
 	char ipath[CFG_PATH_MAX];
@@ -542,23 +547,22 @@ parse_uint_list(struct cfg_ctx *ctx, const struct cfg_key *key,
 		if (!parse_uint(ctx, item, ipath, key, &v))
 			continue;
 		if (key->flags & CFG_DISTINCT) {
-			for (j = 0; j < i; j++) {
-				const yaml_node_t *prev = yaml_document_get_node(
-					ctx->doc, items[j]);
-
-				if (is_plain_scalar(prev) &&
-				    scalar_eq(prev, item))
+			/* By value, not by spelling: 9000 and 0x2328 are the
+			 * same port. */
+			for (j = 0; j < *count; j++)
+				if (seen_v[j] == v)
 					break;
-			}
-			if (j < i) {
+			if (j < *count) {
 				cfg_error(ctx, item, "%s: duplicate value %" PRIu64
 					  " (also at %zu:%zu)", ipath, v,
-					  yaml_document_get_node(ctx->doc,
-						items[j])->start_mark.line + 1,
-					  yaml_document_get_node(ctx->doc,
-						items[j])->start_mark.column + 1);
+					  seen_n[j]->start_mark.line + 1,
+					  seen_n[j]->start_mark.column + 1);
 				continue;
 			}
+		}
+		if (*count < DISTINCT_MAX) {
+			seen_v[*count] = v;
+			seen_n[*count] = item;
 		}
 		store_uint(array + (size_t)*count * key->size, key->size, v);
 		(*count)++;
