@@ -36,15 +36,21 @@ stamp=$dir/.turbolb-sysroot-stamp
 
 # The sysroot's absolute path, for configs/cross/aarch64-linux-gnu.ini (which
 # leaves the constant `sysroot` to this file): written every time, so that a
-# moved tree still configures.
+# moved tree still configures (rewritten only when it changes, so that meson
+# does not reconfigure for nothing).
 case $dir in
-*"'"* | *'\'*) echo "aarch64-sysroot: quotes or backslashes in $dir" >&2; exit 1 ;;
+*\'* | *\\*) echo "aarch64-sysroot: quotes or backslashes in $dir" >&2; exit 1 ;;
 esac
 printf '%s\n' "# Written by scripts/aarch64-sysroot.sh; pass it after" \
 	"# configs/cross/aarch64-linux-gnu.ini to meson setup --cross-file." \
 	"[constants]" "sysroot = '$dir'" >"$dir/sysroot.ini.tmp"
-mv "$dir/sysroot.ini.tmp" "$dir/sysroot.ini"
-if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$key" ]; then
+if cmp -s "$dir/sysroot.ini.tmp" "$dir/sysroot.ini"; then
+	rm -f "$dir/sysroot.ini.tmp"
+else
+	mv "$dir/sysroot.ini.tmp" "$dir/sysroot.ini"
+fi
+if [ -f "$stamp" ] && [ "$(head -n1 "$stamp")" = "$key" ] &&
+	[ -f "$dir/usr/lib/aarch64-linux-gnu/pkgconfig/libdpdk.pc" ]; then
 	echo "aarch64-sysroot: up to date: $dir ($(($(wc -l <"$stamp") - 1)) packages)"
 	exit 0
 fi
@@ -147,6 +153,7 @@ done <"$apt/uris"
 say "unpacking into $dir"
 find "$dir" -mindepth 1 -maxdepth 1 ! -name .apt ! -name sysroot.ini -exec rm -rf {} +
 # Independent archives: unpack them a few at a time on every core.
+# shellcheck disable=SC2016 # $0 and $deb belong to the inner sh
 printf '%s\0' "${debs[@]}" |
 	xargs -0 -n 16 -P "$(nproc 2>/dev/null || echo 2)" \
 		sh -c 'for deb; do dpkg-deb -x "$deb" "$0" || exit 255; done' "$dir"

@@ -22,7 +22,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-build=build-aarch64
+build="build-aarch64"
 sysroot=${AARCH64_SYSROOT:-$top/build-aarch64-sysroot}
 suites=${AARCH64_SUITES:-unit integration}
 tmult=${AARCH64_TIMEOUT_MULTIPLIER:-4}
@@ -49,8 +49,8 @@ if ! tools_ok; then
 		exit 0
 	fi
 fi
-echo "$(aarch64-linux-gnu-gcc --version | head -n1)"
-echo "$(qemu-aarch64-static --version | head -n1)"
+aarch64-linux-gnu-gcc --version | head -n1
+qemu-aarch64-static --version | head -n1
 for tool in meson ninja pkg-config dpkg-deb apt-get; do
 	command -v "$tool" >/dev/null || {
 		echo "aarch64-test: $tool missing (scripts/setup.sh installs the build tools)" >&2

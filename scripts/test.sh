@@ -57,10 +57,16 @@ meson test -C build --print-errorlogs --setup valgrind --suite pure || failed=1
 step "fuzz suite: libFuzzer targets and regressions (build-clang/)"
 meson test -C build-clang --print-errorlogs -v --suite fuzz || failed=1
 
+step "aarch64 (BlueField-2 Cortex-A72): cross build, unit and integration suites under qemu"
+# The in-process net_ring tests are the DPDK smoke test under emulation.
+# Suites that need real timing (fault) stay native.
+AARCH64_SUITES=${AARCH64_SUITES:-"unit integration"} scripts/aarch64-test.sh || failed=1
+
 step "summary"
 python3 - build/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json \
 	build-asan/meson-logs/testlog.json build-asan/meson-logs/testlog-dp.json \
-	build-clang/meson-logs/testlog.json <<'PY'
+	build-clang/meson-logs/testlog.json \
+	build-aarch64/meson-logs/testlog-aarch64-*.json <<'PY'
 import json, sys
 passed = failed = skipped = 0
 for path in sys.argv[1:]:

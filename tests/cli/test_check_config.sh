@@ -12,7 +12,7 @@ ok() { pass=$((pass + 1)); echo "ok - $*"; }
 bad() { fail=$((fail + 1)); echo "not ok - $*"; }
 
 for f in "$src"/configs/*.yaml; do
-	out=$("$turbolbd" --check-config "$f" 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config "$f" 2>&1)
 	rc=$?
 	if [ $rc -eq 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] &&
 	   printf '%s' "$out" | grep -q "^$f: ok: policy "; then
@@ -26,7 +26,7 @@ for f in "$src"/tests/configs/bad/*.yaml; do
 	expect=$(sed -n 's/^# expect: *//p' "$f" | head -1)
 	pos=${expect%% *}
 	word=${expect#* }
-	out=$("$turbolbd" --check-config "$f" 2>&1 >/dev/null)
+	out=$(${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config "$f" 2>&1 >/dev/null)
 	rc=$?
 	if [ $rc -eq 1 ] && printf '%s' "$out" | grep -qF "$f:$pos: " &&
 	   printf '%s' "$out" | grep -qiF -- "$word"; then
@@ -36,7 +36,7 @@ for f in "$src"/tests/configs/bad/*.yaml; do
 	fi
 done
 
-out=$("$turbolbd" --check-config /nonexistent/turbolbd.yaml 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config /nonexistent/turbolbd.yaml 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && printf '%s' "$out" | grep -q "/nonexistent/turbolbd.yaml"; then
 	ok "missing file"
@@ -44,9 +44,9 @@ else
 	bad "missing file (rc=$rc): $out"
 fi
 
-if "$turbolbd" --help | grep -q -- "--check-config"; then ok "--help"; else bad "--help"; fi
-if "$turbolbd" --version | grep -Eq '^turbolbd [0-9]+\.[0-9]+'; then ok "--version"; else bad "--version"; fi
-"$turbolbd" --bogus >/dev/null 2>&1
+if ${MESON_EXE_WRAPPER:-} "$turbolbd" --help | grep -q -- "--check-config"; then ok "--help"; else bad "--help"; fi
+if ${MESON_EXE_WRAPPER:-} "$turbolbd" --version | grep -Eq '^turbolbd [0-9]+\.[0-9]+'; then ok "--version"; else bad "--version"; fi
+${MESON_EXE_WRAPPER:-} "$turbolbd" --bogus >/dev/null 2>&1
 [ $? -eq 2 ] && ok "bad option exits 2" || bad "bad option exit code"
 
 echo "$pass passed, $fail failed"

@@ -48,7 +48,7 @@ listener=$!
 for _ in $(seq 100); do [ -S "$tmp/notify.sock" ] && break; sleep 0.1; done
 
 NOTIFY_SOCKET=$tmp/notify.sock WATCHDOG_USEC=400000 RUNTIME_DIRECTORY=$tmp \
-	"$turbolbd" -c "$tmp/turbolbd.yaml" > "$tmp/turbolbd.log" 2>&1 &
+	${MESON_EXE_WRAPPER:-} "$turbolbd" -c "$tmp/turbolbd.yaml" > "$tmp/turbolbd.log" 2>&1 &
 daemon=$!
 
 wait_for() { # wait_for PATTERN [COUNT]: up to 30 s for COUNT matching lines

@@ -56,7 +56,7 @@ sed -e "s|^\([[:space:]]*file_prefix:[[:space:]]*\)[^[:space:]#]*|\1$prefix|" \
     -e "s|/run/turbolb/|$tmp/|g" \
     "$src/configs/turbolbd.yaml" >"$cfg"
 if grep -q "file_prefix: $prefix" "$cfg" && grep -q "credit_ring: $ring" "$cfg" &&
-   ! grep -q /run/turbolb/ "$cfg" && "$turbolbd" --check-config "$cfg" >/dev/null; then
+   ! grep -q /run/turbolb/ "$cfg" && ${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config "$cfg" >/dev/null; then
 	ok "test config written"
 else
 	bad "test config written"
@@ -67,7 +67,7 @@ export RUNTIME_DIRECTORY=$tmp/rt
 mkdir -p "$RUNTIME_DIRECTORY"
 sock=$RUNTIME_DIRECTORY/dpdk/$prefix/dpdk_telemetry.v2
 
-"$turbolbd" -c "$cfg" >"$tmp/turbolbd.log" 2>&1 &
+${MESON_EXE_WRAPPER:-} "$turbolbd" -c "$cfg" >"$tmp/turbolbd.log" 2>&1 &
 daemon=$!
 
 # Bounded waits, no timing asserted: first the socket (EAL init), then
@@ -79,7 +79,7 @@ for _ in $(seq 300); do
 done
 check "telemetry socket appears" test -S "$sock"
 for _ in $(seq 300); do
-	"$ctl" -f "$prefix" stats --json >/dev/null 2>&1 && break
+	${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" stats --json >/dev/null 2>&1 && break
 	kill -0 "$daemon" 2>/dev/null || break
 	sleep 0.1
 done
@@ -91,7 +91,7 @@ fi
 json_check() { # json_check NAME PYTHON-EXPR CTL-ARGS...: data is the answer
 	local name=$1 expr=$2 out
 	shift 2
-	if ! out=$("$ctl" -f "$prefix" "$@" 2>&1); then
+	if ! out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" "$@" 2>&1); then
 		bad "$name (turbolbctl $*: exit $?): $out"
 		return
 	fi
@@ -118,41 +118,41 @@ json_check "cores --json: 4 cores, each outstanding 0" \
 json_check "config --json: policy jsq" 'data["policy"] == "jsq"' config --json
 json_check "raw /ethdev/list: 2 ports" 'data == [0, 1]' --json raw /ethdev/list
 
-out=$("$ctl" -f "$prefix" config 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" config 2>&1)
 check "config shows policy jsq" grep -Eq '^policy[[:space:]]+jsq$' <<<"$out"
-out=$("$ctl" -f "$prefix" policy 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy 2>&1)
 check "policy shows jsq" grep -q '^jsq' <<<"$out"
-out=$("$ctl" -f "$prefix" stats 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" stats 2>&1)
 check "stats table" grep -Eq '^  rx_uplink[[:space:]]+0$' <<<"$out"
-out=$("$ctl" -f "$prefix" cores 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" cores 2>&1)
 check "cores table has 4 offline cores" \
 	test "$(grep -Ec '^[0-3][[:space:]]+offline[[:space:]]+0 ' <<<"$out")" -eq 4
-out=$("$ctl" -s "$sock" --json stats 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -s "$sock" --json stats 2>&1)
 check "-s PATH" grep -q '"/turbolb/stats"' <<<"$out"
 
 # Switching and reloading: where turbolbd has the commands they must
 # work (0) and a bad policy be refused (3); where it has not, turbolbctl
 # must say so (3, "does not support").
-out=$("$ctl" -f "$prefix" policy jbsq:4 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy jbsq:4 2>&1)
 rc=$?
 if [ $rc -eq 0 ]; then
-	out=$("$ctl" -f "$prefix" policy 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy 2>&1)
 	check "policy jbsq:4 switches" grep -q '^jbsq (k=4' <<<"$out"
-	out=$("$ctl" -f "$prefix" policy nosuch 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy nosuch 2>&1)
 	rc=$?
 	if [ $rc -eq 3 ] && grep -q "refused" <<<"$out"; then
 		ok "unknown policy refused: exit 3"
 	else
 		bad "unknown policy (rc=$rc): $out"
 	fi
-	out=$("$ctl" -f "$prefix" reload 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" reload 2>&1)
 	rc=$?
 	check "reload: exit 0 (got $rc: $out)" test $rc -eq 0
-	out=$("$ctl" -f "$prefix" policy 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy 2>&1)
 	check "reload restores the file's policy jsq" grep -q '^jsq' <<<"$out"
 elif [ $rc -eq 3 ] && grep -q "does not support" <<<"$out"; then
 	ok "policy jbsq:4: not supported by this turbolbd, said so"
-	out=$("$ctl" -f "$prefix" reload 2>&1)
+	out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" reload 2>&1)
 	rc=$?
 	if [ $rc -eq 3 ] && grep -q "does not support" <<<"$out"; then
 		ok "reload: not supported by this turbolbd, said so"
@@ -164,7 +164,7 @@ else
 fi
 
 # --watch: JSON lines until SIGINT, then exit 0.
-out=$(timeout --preserve-status -s INT 3 "$ctl" -f "$prefix" --watch -n 0.2 --json stats 2>&1)
+out=$(timeout --preserve-status -s INT 3 ${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" --watch -n 0.2 --json stats 2>&1)
 rc=$?
 lines=$(grep -c '^{"/turbolb/stats":' <<<"$out")
 if [ $rc -eq 0 ] && [ "$lines" -ge 2 ]; then
@@ -175,7 +175,7 @@ fi
 
 # The same answer dpdk-telemetry.py gets, where it is installed.
 if command -v dpdk-telemetry.py >/dev/null; then
-	a=$("$ctl" -f "$prefix" config --json)
+	a=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" config --json)
 	b=$(echo /turbolb/config | dpdk-telemetry.py -f "$prefix" 2>&1)
 	if python3 -c 'import json, sys; sys.exit(json.loads(sys.argv[1]) != json.loads(sys.argv[2]))' "$a" "$b" 2>/dev/null; then
 		ok "config agrees with dpdk-telemetry.py"
@@ -186,16 +186,16 @@ else
 	echo "ok - dpdk-telemetry.py not installed # SKIP"
 fi
 
-out=$("$ctl" -f "$prefix-nobody" stats 2>&1)
+out=$(${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix-nobody" stats 2>&1)
 rc=$?
 if [ $rc -eq 1 ] && grep -q "$RUNTIME_DIRECTORY/dpdk/$prefix-nobody/dpdk_telemetry.v2" <<<"$out"; then
 	ok "unreachable prefix: exit 1, names the socket"
 else
 	bad "unreachable prefix (rc=$rc): $out"
 fi
-"$ctl" -f "$prefix" bogus >/dev/null 2>&1
+${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" bogus >/dev/null 2>&1
 check "unknown command exits 2" test $? -eq 2
-"$ctl" -f "$prefix" policy 'bad,name' >/dev/null 2>&1
+${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" policy 'bad,name' >/dev/null 2>&1
 check "bad policy argument exits 2" test $? -eq 2
 
 kill -TERM "$daemon"
@@ -203,7 +203,7 @@ wait "$daemon"
 rc=$?
 daemon=
 check "SIGTERM: turbolbd exits 0 (got $rc)" test $rc -eq 0
-"$ctl" -f "$prefix" stats >/dev/null 2>&1
+${MESON_EXE_WRAPPER:-} "$ctl" -f "$prefix" stats >/dev/null 2>&1
 check "after exit: unreachable, exit 1" test $? -eq 1
 
 finish
