@@ -40,9 +40,15 @@ topo_init() {
 
 # topo_config cores=4 policy=jsq credits=ring k=2 fifo=4096 stale_us=1000000
 #             idle_us=20 lcores=1
+#   optional (left at turbolbd's defaults unless given): kick=true|false
+#   kick_interval_us= kick_stall_us= (the kick: section), flush_us=
+#   (datapath.tx_flush_us), main_lcore= (eal.main_lcore)
+# TOPO_SRV_LCORES, when set, is the server's --lcores map (default: its
+# logical cores spread over both CPUs).
 topo_config() {
 	local cores=4 policy=jsq credits=ring k=2 d=2 fifo=4096 stale_us=1000000
 	local idle_us=20 lcores=1 prefer_running=false kv
+	local kick= kick_interval_us= kick_stall_us= flush_us= main_lcore=
 	for kv in "$@"; do
 		case $kv in
 		cores=*) cores=${kv#*=} ;;
@@ -55,6 +61,11 @@ topo_config() {
 		idle_us=*) idle_us=${kv#*=} ;;
 		lcores=*) lcores=${kv#*=} ;;
 		prefer_running=*) prefer_running=${kv#*=} ;;
+		kick=*) kick=${kv#*=} ;;
+		kick_interval_us=*) kick_interval_us=${kv#*=} ;;
+		kick_stall_us=*) kick_stall_us=${kv#*=} ;;
+		flush_us=*) flush_us=${kv#*=} ;;
+		main_lcore=*) main_lcore=${kv#*=} ;;
 		*) topo_log "topo_config: unknown $kv"; return 2 ;;
 		esac
 	done
@@ -67,7 +78,8 @@ eal:
   no_huge: true
   no_pci: true
   file_prefix: $TOPO_DPREFIX
-  vdevs:
+${main_lcore:+  main_lcore: $main_lcore
+}  vdevs:
     - net_memif0,role=server,socket=$TOPO_RUN/uplink.sock,socket-abstract=no,id=0
     - net_memif1,role=server,socket=$TOPO_RUN/host.sock,socket-abstract=no,id=0
 datapath:
@@ -75,7 +87,8 @@ datapath:
   idle_sleep_us: $idle_us
   rx_desc: 512
   tx_desc: 512
-ports:
+${flush_us:+  tx_flush_us: $flush_us
+}ports:
   uplink: { port: net_memif0 }
   targets:
 YAML
@@ -98,6 +111,13 @@ host:
   credit_ring: $TOPO_RING
   stale_timeout_us: $stale_us
 YAML
+		if [ -n "$kick$kick_interval_us$kick_stall_us" ]; then
+			echo "kick:"
+			[ -z "$kick" ] || echo "  enabled: $kick"
+			[ -z "$kick_interval_us" ] ||
+				echo "  min_interval_us: $kick_interval_us"
+			[ -z "$kick_stall_us" ] || echo "  stall_us: $kick_stall_us"
+		fi
 	} > "$TOPO_RUN/turbolbd.yaml"
 }
 
@@ -117,7 +137,7 @@ topo_wait() {
 }
 
 topo_start_daemon() {
-	"$TLBD" -c "$TOPO_RUN/turbolbd.yaml" "$@" > "$TOPO_RUN/turbolbd.log" 2>&1 &
+	${MESON_EXE_WRAPPER:-} "$TLBD" -c "$TOPO_RUN/turbolbd.yaml" "$@" > "$TOPO_RUN/turbolbd.log" 2>&1 &
 	TOPO_DPID=$!
 	TOPO_PIDS+=("$TOPO_DPID")
 	topo_wait "[ -S '$TOPO_RUN/uplink.sock' ] && [ -S '$TOPO_RUN/host.sock' ] && \
@@ -139,7 +159,8 @@ print(sum(1 for c in d.values() if c["state"] != "offline"))'
 topo_start_server() {
 	local n=$TOPO_CORES lc="0@0" i
 	for ((i = 1; i <= n; i++)); do lc="$lc,$i@$((i % 2))"; done
-	"$TLBSRV" --no-huge -m 128 --file-prefix "srv-$TOPO_NAME" --lcores="$lc" \
+	lc=${TOPO_SRV_LCORES:-$lc}
+	${MESON_EXE_WRAPPER:-} "$TLBSRV" --no-huge -m 128 --file-prefix "srv-$TOPO_NAME" --lcores="$lc" \
 		--vdev="net_memif0,role=client,socket=$TOPO_RUN/host.sock,socket-abstract=no,id=0" \
 		--log-level=lib.*:warning \
 		-- --cores "$n" --credit-ring "$TOPO_RING" --idle-sleep-us 20 \
@@ -158,7 +179,7 @@ topo_start_server() {
 topo_loadgen() {
 	local out=$1
 	shift
-	"$TLBLG" --no-huge -m 128 --file-prefix "lg-$TOPO_NAME" -l 0 \
+	${MESON_EXE_WRAPPER:-} "$TLBLG" --no-huge -m 128 --file-prefix "lg-$TOPO_NAME" -l 0 \
 		--vdev="net_memif0,role=client,socket=$TOPO_RUN/uplink.sock,socket-abstract=no,id=0" \
 		--log-level=lib.*:warning \
 		-- --json "$@" > "$out" 2> "$TOPO_RUN/loadgen.log"
