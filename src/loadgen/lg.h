@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * turbolb-loadgen, the part without DPDK: options, the arrival schedule,
- * request-id tracking and result formatting. loadgen.c drives these from
- * the poll loop; the unit tests drive them with a made-up clock.
+ * request-id tracking, the SLO search and result formatting. loadgen.c
+ * drives these from the poll loop; the unit tests drive them with a
+ * made-up clock and a made-up latency model.
  *
  * Time is counted in ticks of a clock whose rate (hz) the caller gives:
  * the TSC in the tool, 1 GHz (ticks are ns) in the tests.
@@ -25,10 +26,16 @@
 #define LG_MTU_MAX 9000u
 /* server_core is 16 bits wide: one counter for each possible value. */
 #define LG_MAX_CORES 65536u
+/* Rate points of one sweep (--rates, --sweep). */
+#define LG_MAX_POINTS 1024u
+/* Largest closed-loop window: well inside the largest tracking window. */
+#define LG_MAX_WINDOW (1u << 20)
+#define LG_LABEL_MAX 64u
 
 enum lg_arrival {
 	LG_ARRIVAL_POISSON,
 	LG_ARRIVAL_FIXED,
+	LG_ARRIVAL_CLOSED, /* a new request on each response or timeout */
 };
 
 struct lg_opts {
@@ -56,6 +63,21 @@ struct lg_opts {
 	bool json;
 	const char *port;     /* ethdev name or id; NULL: the first port */
 	double link_wait_s;   /* how long to wait for the link to come up */
+
+	uint32_t window;      /* closed loop: requests kept outstanding */
+	uint32_t src_ips;     /* consecutive source addresses from src_ip */
+	/* The rate points run one after the other on the same port: --rates,
+	 * --sweep, or the single --rate. Empty in an SLO search. */
+	double rates[LG_MAX_POINTS];
+	uint32_t n_rates;
+	double settle_s;      /* longest wait for stragglers between points */
+	double slo_multiple;  /* > 0: search the highest rate meeting the SLO */
+	double rate_min;      /* bounds of the SLO search */
+	double rate_max;
+	uint32_t slo_iterations;
+	char label[LG_LABEL_MAX]; /* "policy" in the reports */
+	const char *csv_path;     /* one row per rate point */
+	const char *slo_csv_path; /* the SLO search's summary row */
 };
 
 /* Fills o with the defaults. */
@@ -69,6 +91,20 @@ int lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 		  FILE *err);
 
 void lg_usage(FILE *f, const char *prog);
+
+/* Rate lists of --rates ("5000,10000,20000") and --sweep ("LO:HI:STEP";
+ * with need_step false also "LO:HI", step then 0). Both return 0, or -1
+ * with err filled. lg_sweep_expand turns LO:HI:STEP into the points LO,
+ * LO + STEP, ... up to HI (included when the steps land on it). */
+int lg_parse_rates(const char *s, double *rates, uint32_t max, uint32_t *n,
+		   char *err, size_t errlen);
+int lg_parse_sweep(const char *s, bool need_step, double *lo, double *hi,
+		   double *step, char *err, size_t errlen);
+int lg_sweep_expand(double lo, double hi, double step, double *rates,
+		    uint32_t max, uint32_t *n);
+
+/* SLO of the search: slo_multiple times the mean service time, in ns. */
+double lg_slo_ns(const struct lg_opts *o);
 
 /* RPC payload bytes one packet carries at this MTU. */
 uint32_t lg_payload_room(uint32_t mtu);
@@ -155,6 +191,8 @@ struct lg_track {
 /* Window of slots for a rate and timeout: a power of two well above the
  * number of requests that can be outstanding at once. */
 uint64_t lg_track_window(double rate, uint32_t timeout_ms);
+/* The same for at most n outstanding requests (closed loop). */
+uint64_t lg_track_window_n(uint64_t n);
 
 int lg_track_init(struct lg_track *t, uint64_t window, uint64_t timeout,
 		  uint64_t first_id);
@@ -183,12 +221,76 @@ void lg_track_expire(struct lg_track *t, uint64_t now);
 /* Counts every request still outstanding as lost (end of run). */
 void lg_track_finish(struct lg_track *t);
 
+/* Closed loop: how many more requests may go out now to keep `window`
+ * outstanding. A response or a timeout frees a place; a late response
+ * does not: its place went at the timeout. Requests staged but not yet
+ * handed to the port are issued, so they count as outstanding. */
+static inline uint64_t
+lg_closed_room(const struct lg_track *t, uint32_t window)
+{
+	return t->outstanding >= window ? 0 : window - t->outstanding;
+}
+
+/* Requests counted lost that have not answered late (yet): while there
+ * are any, a straggler may still come. */
+static inline uint64_t
+lg_track_unanswered(const struct lg_track *t)
+{
+	return t->phase[0].lost - t->phase[0].late + t->phase[1].lost -
+	       t->phase[1].late;
+}
+
+/*
+ * SLO search. measure(ctx, rate, &sample) runs one rate point and returns
+ * 0, or non-zero to abort the search (interrupted). A point meets the SLO
+ * when it got responses, lost none and its p99 is within slo_ns.
+ *
+ * The search measures lo (if that fails there is no answer) and hi (if
+ * that passes, hi is the answer: the range was too low), then bisects the
+ * offered rate `iterations` times between the highest passing and the
+ * lowest failing rate. The answer is the highest *achieved* rate of the
+ * passing points. At most iterations + 2 measurements.
+ */
+struct lg_slo_sample {
+	double p99_ns;
+	uint64_t lost;       /* without a successful response in time */
+	double achieved_rps;
+};
+
+typedef int (*lg_measure_fn)(void *ctx, double rate,
+			     struct lg_slo_sample *s);
+
+struct lg_slo_cfg {
+	double slo_ns;
+	double lo, hi;       /* offered rates */
+	uint32_t iterations;
+};
+
+struct lg_slo_result {
+	double slo_ns;
+	bool found;          /* some point met the SLO */
+	bool at_max;         /* hi met it: the answer may lie above */
+	bool aborted;        /* measure asked to stop */
+	double max_rps;      /* highest achieved rate meeting the SLO */
+	double best_offered_rps; /* its offered rate */
+	double best_p99_ns;
+	double pass_rps;     /* final bracket of offered rates: passes */
+	double fail_rps;     /*   and fails (0: none failed) */
+	uint32_t points;     /* measurements made */
+};
+
+bool lg_slo_pass(const struct lg_slo_sample *s, double slo_ns);
+/* Returns 0, or -1 when measure aborted (res holds what was found). */
+int lg_slo_search(const struct lg_slo_cfg *cfg, lg_measure_fn measure,
+		  void *ctx, struct lg_slo_result *res);
+
 /*
  * Results of one run at one rate. A later sweep or SLO search produces one
  * of these per step.
  */
 struct lg_result {
-	double target_rps;
+	uint32_t point;       /* index of the rate point in this run */
+	double target_rps;    /* offered; 0 in a closed loop */
 	double achieved_rps;  /* measured requests sent / measured send time */
 	double received_rps;  /* measured responses / measured send time */
 	double measured_s;    /* measured send time */
@@ -219,5 +321,24 @@ void lg_report_human(FILE *f, const struct lg_opts *o,
 /* One JSON object on one line. */
 void lg_report_json(FILE *f, const struct lg_opts *o,
 		    const struct lg_result *r);
+
+/* The table of a sweep: one row per rate point. */
+void lg_table_header(FILE *f);
+void lg_table_row(FILE *f, const struct lg_opts *o,
+		  const struct lg_result *r);
+
+/* CSV: the first nine columns are fixed (policy, offered_rps, achieved_rps,
+ * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, lost); more only ever follow. */
+void lg_csv_header(FILE *f);
+void lg_csv_row(FILE *f, const struct lg_opts *o, const struct lg_result *r);
+
+/* The SLO search's summary: a line, one JSON object, a CSV header and row. */
+void lg_slo_report_human(FILE *f, const struct lg_opts *o,
+			 const struct lg_slo_result *s);
+void lg_slo_report_json(FILE *f, const struct lg_opts *o,
+			const struct lg_slo_result *s);
+void lg_slo_csv_header(FILE *f);
+void lg_slo_csv_row(FILE *f, const struct lg_opts *o,
+		    const struct lg_slo_result *s);
 
 #endif /* TURBOLB_LOADGEN_LG_H */

@@ -40,6 +40,18 @@ enum {
 	OPT_JSON,
 	OPT_PORT,
 	OPT_LINK_WAIT,
+	OPT_CLOSED_LOOP,
+	OPT_SRC_IPS,
+	OPT_RATES,
+	OPT_SWEEP,
+	OPT_SETTLE,
+	OPT_SLO_MULTIPLE,
+	OPT_SLO_ITERATIONS,
+	OPT_RATE_MIN,
+	OPT_RATE_MAX,
+	OPT_LABEL,
+	OPT_CSV,
+	OPT_SLO_CSV,
 };
 
 static const struct option longopts[] = {
@@ -65,6 +77,18 @@ static const struct option longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "port", required_argument, NULL, OPT_PORT },
 	{ "link-wait", required_argument, NULL, OPT_LINK_WAIT },
+	{ "closed-loop", required_argument, NULL, OPT_CLOSED_LOOP },
+	{ "src-ips", required_argument, NULL, OPT_SRC_IPS },
+	{ "rates", required_argument, NULL, OPT_RATES },
+	{ "sweep", required_argument, NULL, OPT_SWEEP },
+	{ "settle", required_argument, NULL, OPT_SETTLE },
+	{ "slo-multiple", required_argument, NULL, OPT_SLO_MULTIPLE },
+	{ "slo-iterations", required_argument, NULL, OPT_SLO_ITERATIONS },
+	{ "rate-min", required_argument, NULL, OPT_RATE_MIN },
+	{ "rate-max", required_argument, NULL, OPT_RATE_MAX },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "csv", required_argument, NULL, OPT_CSV },
+	{ "slo-csv", required_argument, NULL, OPT_SLO_CSV },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -75,15 +99,21 @@ lg_usage(FILE *f, const char *prog)
 	fprintf(f,
 		"usage: %s [EAL options] -- [options]\n"
 		"\n"
-		"Open-loop turbolb RPC load generator: sends requests on a fixed\n"
-		"schedule from one ethdev port and measures response latency.\n"
+		"turbolb RPC load generator: sends requests from one ethdev port,\n"
+		"open loop on a schedule or closed loop with a window, and measures\n"
+		"response latency; one rate, a sweep of rates, or a search for the\n"
+		"highest rate that meets a latency SLO.\n"
 		"\n"
+		"Load:\n"
 		"  --rate RPS            target requests per second (10000)\n"
-		"  --duration SEC        measured send time, decimals allowed (1)\n"
-		"  --requests N          or: send N measured requests\n"
-		"  --warmup SEC          sent before the measured part; tracked, not\n"
-		"                        measured (0)\n"
 		"  --arrival KIND        poisson (exponential gaps) | fixed (poisson)\n"
+		"  --closed-loop W       instead: keep W requests outstanding, a new\n"
+		"                        one on each response or timeout\n"
+		"  --duration SEC        measured send time per point, decimals\n"
+		"                        allowed (1)\n"
+		"  --requests N          or: send N measured requests per point\n"
+		"  --warmup SEC          sent before each measured part; tracked, not\n"
+		"                        measured (0)\n"
 		"  --dist SPEC           service-time hint of each request (fixed:1us):\n"
 		"                        fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
 		"                        bimodal:P:A:B lognormal:MEAN:SD\n"
@@ -91,28 +121,49 @@ lg_usage(FILE *f, const char *prog)
 		"  --size BYTES          RPC payload per request; split into several\n"
 		"                        packets above the MTU's room (0)\n"
 		"  --mtu BYTES           IP MTU (1500)\n"
+		"Flows and addresses:\n"
 		"  --flows F             distinct UDP source ports (64)\n"
+		"  --src-ips N           spread over N consecutive source addresses\n"
+		"                        from --src-ip: F x N flows (1)\n"
 		"  --src-port-base P     first source port (10000)\n"
 		"  --src-ip A.B.C.D      (10.0.0.1)\n"
 		"  --dst-ip A.B.C.D      (10.0.0.2)\n"
 		"  --dst-port P          (9000)\n"
 		"  --dst-mac MAC         (ff:ff:ff:ff:ff:ff)\n"
 		"  --src-mac MAC         (the port's address)\n"
+		"Sweeps and the SLO search (the port is set up once):\n"
+		"  --rates LIST          rate points, e.g. 5000,10000,20000\n"
+		"  --sweep LO:HI:STEP    rate points LO, LO+STEP, .. up to HI\n"
+		"  --settle SEC          between points, wait up to this long for\n"
+		"                        answers to requests counted lost (1)\n"
+		"  --slo-multiple X      search by bisection for the highest\n"
+		"                        throughput with p99 <= X times the mean of\n"
+		"                        --dist and nothing lost, between --sweep\n"
+		"                        LO:HI (STEP unused) or --rate-min/--rate-max\n"
+		"  --rate-min RPS, --rate-max RPS\n"
+		"  --slo-iterations N    bisection steps after both bounds (8)\n"
+		"Measurement and output:\n"
 		"  --timeout-ms T        a request unanswered this long is lost;\n"
 		"                        also the wait for stragglers (1000)\n"
 		"  --max-lag-us US       report \"behind\" when a request leaves later\n"
 		"                        than this after its scheduled time (1000)\n"
 		"  --seed N              arrival and service-time randomness (1)\n"
+		"  --label NAME          the \"policy\" of every record (empty)\n"
+		"  --json                one JSON object per rate point (and one for\n"
+		"                        the SLO search) instead of text\n"
+		"  --csv FILE            header and one row per rate point\n"
+		"  --slo-csv FILE        header and the SLO search's summary row\n"
+		"Port:\n"
 		"  --port NAME|ID        ethdev port (the first one)\n"
 		"  --link-wait SEC       wait this long for the link to come up (10)\n"
-		"  --json                print one JSON object instead of text\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Example:\n"
 		"  %s --no-huge -m 256 --file-prefix lg \\\n"
 		"    --vdev=net_memif0,role=client,socket=/run/turbolb/uplink.sock,"
 		"socket-abstract=no \\\n"
-		"    -- --rate 20000 --duration 2 --dist exp:10us --json\n",
+		"    -- --rates 10000,20000,40000 --duration 2 --dist exp:10us "
+		"--csv out.csv\n",
 		prog, prog);
 }
 
@@ -138,6 +189,9 @@ lg_opts_default(struct lg_opts *o)
 	o->max_lag_us = 1000;
 	o->seed = 1;
 	o->link_wait_s = 10.0;
+	o->src_ips = 1;
+	o->settle_s = 1.0;
+	o->slo_iterations = 8;
 }
 
 uint32_t
@@ -169,6 +223,109 @@ parse_double(const char *s, double *v)
 	if (errno != 0 || *end != '\0' || !isfinite(*v) || *v < 0.0)
 		return -1;
 	return 0;
+}
+
+/* One rate of a list: in (0, MAX_RATE]. s is NUL-terminated. */
+static int
+parse_rate(const char *s, double *v)
+{
+	return parse_double(s, v) != 0 || *v <= 0.0 || *v > MAX_RATE ? -1 : 0;
+}
+
+int
+lg_parse_rates(const char *s, double *rates, uint32_t max, uint32_t *n,
+	       char *err, size_t errlen)
+{
+	char word[64];
+
+	*n = 0;
+	for (;;) {
+		size_t len = strcspn(s, ",");
+
+		if (len == 0 || len >= sizeof(word)) {
+			snprintf(err, errlen, "empty or overlong rate in the "
+					      "list");
+			return -1;
+		}
+		memcpy(word, s, len);
+		word[len] = '\0';
+		if (*n == max) {
+			snprintf(err, errlen, "more than %u rates", max);
+			return -1;
+		}
+		if (parse_rate(word, &rates[*n]) != 0) {
+			snprintf(err, errlen, "rate '%s': want requests/s in "
+					      "(0, %.0f]",
+				 word, MAX_RATE);
+			return -1;
+		}
+		(*n)++;
+		if (s[len] == '\0')
+			return 0;
+		s += len + 1;
+	}
+}
+
+int
+lg_parse_sweep(const char *s, bool need_step, double *lo, double *hi,
+	       double *step, char *err, size_t errlen)
+{
+	char buf[128], *f[4];
+	int nf = 0;
+
+	if (strlen(s) >= sizeof(buf)) {
+		snprintf(err, errlen, "too long");
+		return -1;
+	}
+	strcpy(buf, s);
+	/* strtok would merge empty fields ("1::3"); split by hand. */
+	f[nf++] = buf;
+	for (char *c = buf; *c != '\0'; c++) {
+		if (*c != ':')
+			continue;
+		*c = '\0';
+		if (nf == 4)
+			break;
+		f[nf++] = c + 1;
+	}
+	if (nf > 3 || nf < (need_step ? 3 : 2)) {
+		snprintf(err, errlen, "want LO:HI:STEP%s",
+			 need_step ? "" : " or LO:HI");
+		return -1;
+	}
+	*step = 0.0;
+	if (parse_rate(f[0], lo) != 0 || parse_rate(f[1], hi) != 0 ||
+	    (nf == 3 && parse_rate(f[2], step) != 0)) {
+		snprintf(err, errlen, "want rates in (0, %.0f]", MAX_RATE);
+		return -1;
+	}
+	if (*hi < *lo) {
+		snprintf(err, errlen, "HI below LO");
+		return -1;
+	}
+	return 0;
+}
+
+int
+lg_sweep_expand(double lo, double hi, double step, double *rates,
+		uint32_t max, uint32_t *n)
+{
+	/* From the index, not by adding steps, so 0.1-sized steps do not
+	 * drift; the slack lets HI itself in despite rounding. */
+	double count = floor((hi - lo) / step * (1.0 + 1e-12) + 1e-9) + 1.0;
+
+	if (step <= 0.0 || hi < lo || count > (double)max)
+		return -1;
+	*n = (uint32_t)count;
+	for (uint32_t i = 0; i < *n; i++)
+		rates[i] = lo + (double)i * step;
+	return 0;
+}
+
+double
+lg_slo_ns(const struct lg_opts *o)
+{
+	return o->slo_multiple * tlb_dist_mean(&o->dist);
 }
 
 static int
@@ -227,14 +384,91 @@ bad(FILE *err, const char *prog, const char *fmt, ...)
 	return -1;
 }
 
+/* What the command line said explicitly, for the cross-option checks. */
+struct seen {
+	bool duration, rate, arrival, rates, sweep, rate_min, rate_max;
+	bool iterations;
+	double sweep_lo, sweep_hi, sweep_step;
+};
+
+/* The flows must not wrap past the last IPv4 address. */
+static bool
+src_ips_fit(const struct lg_opts *o)
+{
+	uint32_t ip = (uint32_t)o->src_ip[0] << 24 |
+		      (uint32_t)o->src_ip[1] << 16 |
+		      (uint32_t)o->src_ip[2] << 8 | o->src_ip[3];
+
+	return (uint64_t)ip + o->src_ips - 1 <= UINT32_MAX;
+}
+
+/* Which rates to run: the SLO bounds, the sweep's points, or one --rate. */
+static int
+check_rates(struct lg_opts *o, const struct seen *w, const char *prog,
+	    FILE *err)
+{
+	if (w->rates && w->sweep)
+		return bad(err, prog, "--rates and --sweep exclude each other");
+	if (w->rate && (w->rates || w->sweep))
+		return bad(err, prog, "--rate and --%s exclude each other",
+			   w->rates ? "rates" : "sweep");
+	if (o->slo_multiple == 0.0) {
+		if (w->rate_min || w->rate_max || w->iterations ||
+		    o->slo_csv_path != NULL)
+			return bad(err, prog, "--rate-min, --rate-max, "
+					      "--slo-iterations and --slo-csv "
+					      "go with --slo-multiple");
+		if (w->sweep) {
+			if (w->sweep_step == 0.0)
+				return bad(err, prog,
+					   "--sweep: want LO:HI:STEP");
+			if (lg_sweep_expand(w->sweep_lo, w->sweep_hi,
+					    w->sweep_step, o->rates,
+					    LG_MAX_POINTS, &o->n_rates) != 0)
+				return bad(err, prog,
+					   "--sweep: more than %u points",
+					   LG_MAX_POINTS);
+		} else if (!w->rates) {
+			o->rates[0] = o->rate;
+			o->n_rates = 1;
+		}
+		return 0;
+	}
+	/* The SLO search picks its own rates between two bounds. */
+	if (w->rates || w->rate)
+		return bad(err, prog, "--slo-multiple searches between --sweep "
+				      "LO:HI or --rate-min/--rate-max, not "
+				      "--%s",
+			   w->rates ? "rates" : "rate");
+	if (w->sweep && (w->rate_min || w->rate_max))
+		return bad(err, prog, "--sweep and --rate-min/--rate-max "
+				      "exclude each other");
+	if (w->sweep) {
+		o->rate_min = w->sweep_lo;
+		o->rate_max = w->sweep_hi;
+	} else if (!w->rate_min || !w->rate_max) {
+		return bad(err, prog, "--slo-multiple needs its range: "
+				      "--sweep LO:HI or --rate-min and "
+				      "--rate-max");
+	}
+	if (o->rate_max <= o->rate_min)
+		return bad(err, prog, "--slo-multiple: the upper rate %.0f "
+				      "is not above the lower %.0f",
+			   o->rate_max, o->rate_min);
+	if (tlb_dist_mean(&o->dist) <= 0.0)
+		return bad(err, prog, "--slo-multiple: the SLO is a multiple "
+				      "of the mean of --dist, which is 0");
+	o->n_rates = 0;
+	return 0;
+}
+
 /* Cross-option checks, once everything is known. */
 static int
-check(const struct lg_opts *o, bool have_duration, const char *prog,
-      FILE *err)
+check(struct lg_opts *o, const struct seen *w, const char *prog, FILE *err)
 {
 	uint32_t npkts;
 
-	if (have_duration && o->requests != 0)
+	if (w->duration && o->requests != 0)
 		return bad(err, prog, "--duration and --requests exclude each "
 				      "other");
 	if (o->dst_port >= o->src_port_base &&
@@ -249,6 +483,11 @@ check(const struct lg_opts *o, bool have_duration, const char *prog,
 			   "--src-port-base %u with --flows %u runs past port "
 			   "65535",
 			   o->src_port_base, o->flows);
+	if (!src_ips_fit(o))
+		return bad(err, prog,
+			   "--src-ips %u from --src-ip runs past "
+			   "255.255.255.255",
+			   o->src_ips);
 	npkts = lg_pkts_per_msg(o->size, o->mtu);
 	if (npkts > TLB_RPC_MAX_PKTS)
 		return bad(err, prog,
@@ -256,7 +495,34 @@ check(const struct lg_opts *o, bool have_duration, const char *prog,
 			   "has at most %u (%u bytes)",
 			   o->size, npkts, o->mtu, TLB_RPC_MAX_PKTS,
 			   TLB_RPC_MAX_PKTS * lg_payload_room(o->mtu));
-	return 0;
+	if (o->window != 0) {
+		/* The window sets the pace: there is no rate to offer. */
+		if (w->rate || w->rates || w->sweep || w->arrival ||
+		    o->slo_multiple != 0.0)
+			return bad(err, prog,
+				   "--closed-loop sets its own pace: no "
+				   "--rate, --rates, --sweep, --arrival or "
+				   "--slo-multiple");
+		o->arrival = LG_ARRIVAL_CLOSED;
+		o->rates[0] = 0.0;
+		o->n_rates = 1;
+		return 0;
+	}
+	return check_rates(o, w, prog, err);
+}
+
+/* A label goes into CSV and JSON unquoted-safe: no commas, quotes,
+ * backslashes or control characters. */
+static bool
+label_ok(const char *s)
+{
+	if (strlen(s) >= LG_LABEL_MAX)
+		return false;
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == ',' ||
+		    *s == '"' || *s == '\\')
+			return false;
+	return true;
 }
 
 int
@@ -264,7 +530,7 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 	      FILE *err)
 {
 	const char *prog = argc > 0 ? argv[0] : "turbolb-loadgen";
-	bool have_duration = false;
+	struct seen w = { 0 };
 	char derr[128];
 	uint64_t u;
 	double d;
@@ -280,13 +546,26 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 
 		switch (opt) {
 		case OPT_RATE:
-			if (parse_double(a, &d) != 0 || d <= 0.0 ||
-			    d > MAX_RATE)
+		case OPT_RATE_MIN:
+		case OPT_RATE_MAX:
+			if (parse_rate(a, &d) != 0)
 				return bad(err, prog,
-					   "--rate '%s': want requests/s in "
+					   "--%s '%s': want requests/s in "
 					   "(0, %.0f]",
+					   opt == OPT_RATE ? "rate" :
+					   opt == OPT_RATE_MIN ? "rate-min" :
+								 "rate-max",
 					   a, MAX_RATE);
-			o->rate = d;
+			if (opt == OPT_RATE) {
+				o->rate = d;
+				w.rate = true;
+			} else if (opt == OPT_RATE_MIN) {
+				o->rate_min = d;
+				w.rate_min = true;
+			} else {
+				o->rate_max = d;
+				w.rate_max = true;
+			}
 			break;
 		case OPT_DURATION:
 			if (parse_double(a, &d) != 0 || d <= 0.0 ||
@@ -295,7 +574,7 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 					   "--duration '%s': want seconds > 0",
 					   a);
 			o->duration_s = d;
-			have_duration = true;
+			w.duration = true;
 			break;
 		case OPT_REQUESTS:
 			if (parse_u64(a, UINT64_MAX >> 2, &u) != 0 || u == 0)
@@ -321,6 +600,15 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 					   "--arrival '%s': want poisson or "
 					   "fixed",
 					   a);
+			w.arrival = true;
+			break;
+		case OPT_CLOSED_LOOP:
+			if (parse_u64(a, LG_MAX_WINDOW, &u) != 0 || u == 0)
+				return bad(err, prog,
+					   "--closed-loop '%s': want a window "
+					   "of 1..%u requests",
+					   a, LG_MAX_WINDOW);
+			o->window = (uint32_t)u;
 			break;
 		case OPT_DIST:
 			if (tlb_dist_parse(a, &o->dist, derr, sizeof(derr)) !=
@@ -332,6 +620,12 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 				return bad(err, prog,
 					   "--flows '%s': want 1..65536", a);
 			o->flows = (uint32_t)u;
+			break;
+		case OPT_SRC_IPS:
+			if (parse_u64(a, 65536, &u) != 0 || u == 0)
+				return bad(err, prog,
+					   "--src-ips '%s': want 1..65536", a);
+			o->src_ips = (uint32_t)u;
 			break;
 		case OPT_SRC_PORT_BASE:
 			if (parse_u64(a, UINT16_MAX, &u) != 0 || u == 0)
@@ -427,6 +721,66 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 					   a);
 			o->link_wait_s = d;
 			break;
+		case OPT_RATES:
+			if (lg_parse_rates(a, o->rates, LG_MAX_POINTS,
+					   &o->n_rates, derr,
+					   sizeof(derr)) != 0)
+				return bad(err, prog, "--rates '%s': %s", a,
+					   derr);
+			w.rates = true;
+			break;
+		case OPT_SWEEP:
+			/* The step may be left out for an SLO search, which
+			 * is only known at the end. */
+			if (lg_parse_sweep(a, false, &w.sweep_lo, &w.sweep_hi,
+					   &w.sweep_step, derr,
+					   sizeof(derr)) != 0)
+				return bad(err, prog, "--sweep '%s': %s", a,
+					   derr);
+			w.sweep = true;
+			break;
+		case OPT_SETTLE:
+			if (parse_double(a, &d) != 0 || d > MAX_SECONDS)
+				return bad(err, prog,
+					   "--settle '%s': want seconds >= 0",
+					   a);
+			o->settle_s = d;
+			break;
+		case OPT_SLO_MULTIPLE:
+			if (parse_double(a, &d) != 0 || d <= 0.0 || d > 1e6)
+				return bad(err, prog,
+					   "--slo-multiple '%s': want a factor "
+					   "> 0",
+					   a);
+			o->slo_multiple = d;
+			break;
+		case OPT_SLO_ITERATIONS:
+			if (parse_u64(a, 64, &u) != 0)
+				return bad(err, prog,
+					   "--slo-iterations '%s': want 0..64",
+					   a);
+			o->slo_iterations = (uint32_t)u;
+			w.iterations = true;
+			break;
+		case OPT_LABEL:
+			if (!label_ok(a))
+				return bad(err, prog,
+					   "--label '%s': want at most %u "
+					   "characters, no commas, quotes, "
+					   "backslashes or control characters",
+					   a, LG_LABEL_MAX - 1);
+			snprintf(o->label, sizeof(o->label), "%s", a);
+			break;
+		case OPT_CSV:
+		case OPT_SLO_CSV:
+			if (*a == '\0')
+				return bad(err, prog, "--%s: empty file name",
+					   opt == OPT_CSV ? "csv" : "slo-csv");
+			if (opt == OPT_CSV)
+				o->csv_path = a;
+			else
+				o->slo_csv_path = a;
+			break;
 		case 'h':
 			lg_usage(out, prog);
 			return 1;
@@ -442,7 +796,7 @@ lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 			   argv[optind]);
 	if (o->requests != 0)
 		o->duration_s = 0.0;
-	if (check(o, have_duration, prog, err) != 0)
+	if (check(o, &w, prog, err) != 0)
 		return -1;
 	tlb_dist_format(&o->dist, o->dist_spec, sizeof(o->dist_spec));
 	return 0;

@@ -16,17 +16,30 @@
 #define WINDOW_MIN (1ull << 12)
 #define WINDOW_MAX (1ull << 24)
 
-uint64_t
-lg_track_window(double rate, uint32_t timeout_ms)
+static uint64_t
+window_for(double want)
 {
-	/* Twice the mean number in flight at the timeout, plus room for the
-	 * bursts of a Poisson schedule and of a sender catching up. */
-	double want = 2.0 * rate * ((double)timeout_ms / 1e3) + 4096.0;
 	uint64_t w = WINDOW_MIN;
 
 	while (w < WINDOW_MAX && (double)w < want)
 		w <<= 1;
 	return w;
+}
+
+uint64_t
+lg_track_window(double rate, uint32_t timeout_ms)
+{
+	/* Twice the mean number in flight at the timeout, plus room for the
+	 * bursts of a Poisson schedule and of a sender catching up. */
+	return window_for(2.0 * rate * ((double)timeout_ms / 1e3) + 4096.0);
+}
+
+uint64_t
+lg_track_window_n(uint64_t n)
+{
+	/* Twice the most in flight, so a request counted lost keeps its slot
+	 * a while longer, to be told "late" rather than "unknown". */
+	return window_for(2.0 * (double)n + 4096.0);
 }
 
 int

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * turbolb-loadgen: open-loop RPC load generator.
+ * turbolb-loadgen: RPC load generator.
  *
  * One lcore (the main one) alternates between sending whatever the
  * schedule says is due and draining responses, on one RX and one TX queue
  * of one port. Send times come from the schedule alone; when the loop is
  * late it sends the overdue requests in bursts and reports how late it
  * got, so an overloaded generator shows up as "behind" instead of as a
- * lower offered load.
+ * lower offered load. In a closed loop the window of outstanding requests
+ * sets the pace instead.
+ *
+ * A sweep or an SLO search runs several rate points on the port set up
+ * once, one after the other, each with its own warm-up and counters but
+ * all in one request-id space: a straggler of one point can never pass
+ * for a response of the next.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -61,6 +67,8 @@ struct lg_port {
 struct lg_run {
 	const struct lg_opts *o;
 	uint16_t port;
+	uint64_t n_flows;      /* source ports x source addresses */
+	uint32_t src_ip;       /* first source address, host order */
 	struct rte_mempool *pool;
 	struct tlb_frame_addrs addrs;
 	struct tlb_parse_opts popts;
@@ -284,15 +292,21 @@ port_teardown(struct lg_port *p)
 
 static int
 run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
-	 uint64_t first_id)
+	 double rate, uint64_t first_id, uint32_t point)
 {
+	bool closed = o->arrival == LG_ARRIVAL_CLOSED;
 	double hz = (double)rte_get_tsc_hz();
-	uint64_t window = lg_track_window(o->rate, o->timeout_ms);
+	uint64_t window = closed ? lg_track_window_n(o->window) :
+				   lg_track_window(rate, o->timeout_ms);
 
 	memset(r, 0, offsetof(struct lg_run, rx_copy));
 	r->o = o;
 	r->port = p->id;
 	r->pool = p->pool;
+	r->n_flows = (uint64_t)o->flows * o->src_ips;
+	r->src_ip = (uint32_t)o->src_ip[0] << 24 |
+		    (uint32_t)o->src_ip[1] << 16 |
+		    (uint32_t)o->src_ip[2] << 8 | o->src_ip[3];
 
 	memcpy(r->addrs.src_mac,
 	       o->has_src_mac ? o->src_mac : p->mac.addr_bytes,
@@ -310,7 +324,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
 
 	/* Separate streams so the arrivals do not change with the hint
 	 * distribution. */
-	lg_sched_init(&r->sched, o->arrival, o->rate, hz, o->seed);
+	if (!closed)
+		lg_sched_init(&r->sched, o->arrival, rate, hz, o->seed);
 	tlb_rng_seed(&r->hint_rng, o->seed ^ 0x5eedf00dcafe1234ull);
 	tlb_hist_init(&r->hist);
 	r->per_core = calloc(LG_MAX_CORES, sizeof(*r->per_core));
@@ -331,7 +346,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
 	r->lag_bound = (uint64_t)((double)o->max_lag_us * 1e-6 * hz);
 	r->pkts_per_msg = lg_pkts_per_msg(o->size, o->mtu);
 	r->room = lg_payload_room(o->mtu);
-	r->res.target_rps = o->rate;
+	r->res.target_rps = rate;
+	r->res.point = point;
 	return 0;
 }
 
@@ -426,8 +442,17 @@ build_msg(struct lg_run *r, uint64_t now, bool measured)
 	h.client_ts = now;
 	/* All packets of a message on one flow: the balancer keeps a
 	 * message together by client address, port and id. */
-	r->addrs.key.src_port =
-		(uint16_t)(o->src_port_base + h.req_id % o->flows);
+	{
+		uint64_t f = h.req_id % r->n_flows;
+		uint32_t ip = r->src_ip + (uint32_t)(f / o->flows);
+
+		r->addrs.key.src_port =
+			(uint16_t)(o->src_port_base + f % o->flows);
+		r->addrs.key.src_addr[0] = (uint8_t)(ip >> 24);
+		r->addrs.key.src_addr[1] = (uint8_t)(ip >> 16);
+		r->addrs.key.src_addr[2] = (uint8_t)(ip >> 8);
+		r->addrs.key.src_addr[3] = (uint8_t)ip;
+	}
 
 	for (uint32_t i = 0; i < r->pkts_per_msg; i++) {
 		uint16_t plen = (uint16_t)RTE_MIN(left, r->room);
@@ -504,6 +529,57 @@ tx_step(struct lg_run *r, uint64_t now)
 			if (unlikely(lag > r->lag_bound))
 				r->res.late_sends++;
 		}
+	}
+	tx_flush(r, now);
+}
+
+/* Closed loop: a new request whenever one of the window is resolved (a
+ * response, or a timeout: lg_track_expire frees its place). */
+static void
+tx_step_closed(struct lg_run *r, uint64_t now)
+{
+	const struct lg_opts *o = r->o;
+	double off = (double)(now - r->start);
+	uint64_t room;
+	unsigned int msgs = 0;
+
+	tx_flush(r, now);
+	if (unlikely(r->stalled && now - r->stall_since > r->track.timeout)) {
+		give_up(r, now);
+		return;
+	}
+	if (unlikely(off >= r->end_ticks)) {
+		r->sending = false;
+		r->send_end = RTE_MAX(r->start + (uint64_t)r->end_ticks,
+				      r->last_send);
+		return;
+	}
+	if (r->tx_n != 0)
+		return;
+	room = lg_closed_room(&r->track, o->window);
+	if (unlikely(o->requests != 0 &&
+		     r->track.phase[LG_PHASE_MEASURED].sent >= o->requests)) {
+		/* As in the open loop, the send phase lasts until the next
+		 * request would have gone out: here, when the window next
+		 * has room. */
+		if (room > 0) {
+			r->sending = false;
+			r->send_end = RTE_MAX(now, r->last_send);
+		}
+		return;
+	}
+	while (room > 0 && msgs < BURST &&
+	       r->tx_n + r->pkts_per_msg <= TX_CAP) {
+		uint64_t t = rte_rdtsc();
+
+		if (o->requests != 0 &&
+		    r->track.phase[LG_PHASE_MEASURED].sent >= o->requests)
+			break;
+		if (!build_msg(r, t, (double)(t - r->start) >= r->warm_ticks))
+			break;
+		r->last_send = t;
+		msgs++;
+		room--;
 	}
 	tx_flush(r, now);
 }
@@ -606,11 +682,29 @@ run_result(struct lg_run *r)
 	res->n_cores = r->n_cores;
 }
 
-/* Sends the schedule and collects responses until every request is
- * resolved. Returns with r->res filled. */
+/* Between rate points: answers to requests already counted lost may still
+ * be on their way (an overloaded server works off its queue). Waiting for
+ * them, up to --settle, counts them late in this point and lets the system
+ * empty before the next point; nothing is waited for when all answered. */
 static void
-run_loop(struct lg_run *r)
+settle(struct lg_run *r)
 {
+	double hz = (double)rte_get_tsc_hz();
+	uint64_t deadline = rte_rdtsc() + (uint64_t)(r->o->settle_s * hz);
+	sig_atomic_t sig = stop_signals;
+
+	while (lg_track_unanswered(&r->track) != 0 && stop_signals == sig &&
+	       rte_rdtsc() < deadline)
+		rx_step(r);
+}
+
+/* Sends the schedule and collects responses until every request is
+ * resolved; then, with more points to come, settles. Returns with r->res
+ * filled. */
+static void
+run_loop(struct lg_run *r, bool more)
+{
+	bool closed = r->o->arrival == LG_ARRIVAL_CLOSED;
 	uint64_t timeout = r->track.timeout;
 	uint64_t deadline = 0, now;
 	sig_atomic_t sig_at_drain = 0;
@@ -624,6 +718,8 @@ run_loop(struct lg_run *r)
 				r->sending = false;
 				r->send_end = now;
 				r->res.interrupted = true;
+			} else if (closed) {
+				tx_step_closed(r, now);
 			} else {
 				tx_step(r, now);
 			}
@@ -655,6 +751,8 @@ run_loop(struct lg_run *r)
 	}
 	r->tx_head = r->tx_n = 0;
 	lg_track_finish(&r->track);
+	if (more && !r->res.interrupted)
+		settle(r);
 
 	run_result(r);
 	if (r->track.evicted != 0)
@@ -679,12 +777,150 @@ eal_usage_hook(const char *prog)
 	lg_usage(stdout, prog);
 }
 
+/* What the rate points of one invocation share. */
+struct lg_ctx {
+	const struct lg_opts *o;
+	const struct lg_port *port;
+	struct lg_run *run;
+	FILE *csv;
+	uint64_t next_id;  /* one id space over all points */
+	uint32_t point;
+	uint32_t n_points; /* known in a sweep; 0 in a search */
+	bool table;        /* human output as a table, one row per point */
+	bool failed;
+};
+
+/* Runs one rate point and reports it. Returns 0, or non-zero to stop: a
+ * signal (the point was still reported) or an error. */
+static int
+measure_point(struct lg_ctx *c, double rate, struct lg_slo_sample *s)
+{
+	const struct lg_opts *o = c->o;
+	struct lg_run *run = c->run;
+	const struct lg_result *res = &run->res;
+	bool more = c->n_points == 0 || c->point + 1 < c->n_points;
+
+	if (run_init(run, o, c->port, rate, c->next_id, c->point) != 0) {
+		c->failed = true;
+		return -1;
+	}
+	if (o->arrival == LG_ARRIVAL_CLOSED)
+		LG_LOG(INFO, "point %u: closed loop, window %u, %" PRIu64
+			     " request slots",
+		       c->point, o->window, run->track.mask + 1);
+	else
+		LG_LOG(INFO, "point %u: %.0f rps (%s), %" PRIu64
+			     " request slots",
+		       c->point, rate,
+		       o->arrival == LG_ARRIVAL_FIXED ? "fixed" : "poisson",
+		       run->track.mask + 1);
+	run_loop(run, more);
+
+	if (o->json)
+		lg_report_json(stdout, o, res);
+	else if (c->table)
+		lg_table_row(stdout, o, res);
+	else
+		lg_report_human(stdout, o, res);
+	fflush(stdout);
+	if (c->csv != NULL) {
+		lg_csv_row(c->csv, o, res);
+		fflush(c->csv);
+	}
+	if (s != NULL) {
+		s->p99_ns = (double)tlb_hist_quantile(res->hist, 0.99);
+		/* Error responses are no better than none for the SLO. */
+		s->lost = res->measured.lost + res->measured.errors;
+		s->achieved_rps = res->achieved_rps;
+	}
+	c->next_id = run->track.next_id;
+	c->point++;
+	run_fini(run);
+	return res->interrupted || stop_signals != 0 ? 1 : 0;
+}
+
+static int
+measure_cb(void *ctx, double rate, struct lg_slo_sample *s)
+{
+	return measure_point(ctx, rate, s);
+}
+
+/* Opens an output file and writes its header; before the EAL, so a bad
+ * path costs no device set-up. */
+static FILE *
+open_csv(const char *path, void (*header)(FILE *))
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		fprintf(stderr, "turbolb-loadgen: %s: %s\n", path,
+			strerror(errno));
+		return NULL;
+	}
+	header(f);
+	fflush(f);
+	return f;
+}
+
+static int
+close_csv(FILE *f, const char *path)
+{
+	if (f == NULL)
+		return 0;
+	/* A full disk shows up here at the latest. */
+	if (ferror(f) || fclose(f) != 0) {
+		LG_LOG(ERR, "%s: write failed", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The rate points: a sweep, or an SLO search. */
+static int
+run_points(struct lg_ctx *c, FILE *slo_csv)
+{
+	const struct lg_opts *o = c->o;
+	struct lg_slo_result slo;
+	struct lg_slo_cfg cfg;
+
+	if (c->table && !o->json)
+		lg_table_header(stdout);
+	if (o->slo_multiple == 0.0) {
+		for (uint32_t i = 0; i < o->n_rates; i++)
+			if (measure_point(c, o->rates[i], NULL) != 0)
+				break;
+		return c->failed ? -1 : 0;
+	}
+	cfg = (struct lg_slo_cfg){
+		.slo_ns = lg_slo_ns(o),
+		.lo = o->rate_min,
+		.hi = o->rate_max,
+		.iterations = o->slo_iterations,
+	};
+	LG_LOG(INFO, "SLO search: p99 <= %.0f ns between %.0f and %.0f rps, "
+		     "%u bisection steps",
+	       cfg.slo_ns, cfg.lo, cfg.hi, cfg.iterations);
+	lg_slo_search(&cfg, measure_cb, c, &slo);
+	if (c->failed)
+		return -1;
+	if (o->json)
+		lg_slo_report_json(stdout, o, &slo);
+	else
+		lg_slo_report_human(stdout, o, &slo);
+	fflush(stdout);
+	if (slo_csv != NULL)
+		lg_slo_csv_row(slo_csv, o, &slo);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct lg_run run; /* big: the RX copy buffer lives in it */
-	struct lg_opts opts;
+	static struct lg_opts opts; /* big: the rate list lives in it */
 	struct lg_port port = { 0 };
+	struct lg_ctx ctx;
+	FILE *csv = NULL, *slo_csv = NULL;
 	int sep = find_app_args(argc, argv);
 	char **app_argv;
 	int app_argc = argc - sep;
@@ -704,6 +940,19 @@ main(int argc, char **argv)
 	free(app_argv);
 	if (rc != 0)
 		return rc > 0 ? EXIT_SUCCESS : 2;
+	if (opts.csv_path != NULL) {
+		csv = open_csv(opts.csv_path, lg_csv_header);
+		if (csv == NULL)
+			return EXIT_FAILURE;
+	}
+	if (opts.slo_csv_path != NULL) {
+		slo_csv = open_csv(opts.slo_csv_path, lg_slo_csv_header);
+		if (slo_csv == NULL) {
+			if (csv != NULL)
+				fclose(csv);
+			return EXIT_FAILURE;
+		}
+	}
 
 	/* EAL and our logs to stderr: stdout carries only the results (the
 	 * EAL's default console stream writes to stdout). */
@@ -713,7 +962,7 @@ main(int argc, char **argv)
 	if (rc < 0) {
 		fprintf(stderr, "%s: EAL init failed: %s\n", argv[0],
 			rte_strerror(rte_errno));
-		return EXIT_FAILURE;
+		goto out_files;
 	}
 	if (install_signals() != 0) {
 		LG_LOG(ERR, "signal handlers: %s", strerror(errno));
@@ -721,25 +970,31 @@ main(int argc, char **argv)
 	}
 	if (port_setup(&opts, &port) != 0)
 		goto out;
-	if (run_init(&run, &opts, &port, 0) != 0)
-		goto out;
-	LG_LOG(INFO, "port %u: %.0f rps (%s), hint %s, %u packet%s per "
-		     "request, %" PRIu64 " request slots, TSC %.3f MHz",
-	       port.id, opts.rate,
-	       opts.arrival == LG_ARRIVAL_FIXED ? "fixed" : "poisson",
-	       opts.dist_spec, run.pkts_per_msg,
-	       run.pkts_per_msg == 1 ? "" : "s", run.track.mask + 1,
+	LG_LOG(INFO, "port %u: hint %s, %u packet%s per request, %" PRIu64
+		     " flows, %u rate point%s%s, TSC %.3f MHz",
+	       port.id, opts.dist_spec, lg_pkts_per_msg(opts.size, opts.mtu),
+	       lg_pkts_per_msg(opts.size, opts.mtu) == 1 ? "" : "s",
+	       (uint64_t)opts.flows * opts.src_ips, opts.n_rates,
+	       opts.n_rates == 1 ? "" : "s",
+	       opts.slo_multiple != 0.0 ? " (SLO search)" : "",
 	       (double)rte_get_tsc_hz() / 1e6);
-	run_loop(&run);
-	if (opts.json)
-		lg_report_json(stdout, &opts, &run.res);
-	else
-		lg_report_human(stdout, &opts, &run.res);
-	fflush(stdout);
-	run_fini(&run);
-	status = EXIT_SUCCESS;
+	ctx = (struct lg_ctx){
+		.o = &opts,
+		.port = &port,
+		.run = &run,
+		.csv = csv,
+		.n_points = opts.n_rates,
+		/* One rate alone keeps the detailed report. */
+		.table = opts.n_rates != 1 || opts.slo_multiple != 0.0,
+	};
+	if (run_points(&ctx, slo_csv) == 0)
+		status = EXIT_SUCCESS;
 out:
 	port_teardown(&port);
 	rte_eal_cleanup();
+out_files:
+	if (close_csv(csv, opts.csv_path) != 0 ||
+	    close_csv(slo_csv, opts.slo_csv_path) != 0)
+		status = EXIT_FAILURE;
 	return status;
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Load generator tests, on the part without DPDK: option parsing, the
- * arrival schedule, request tracking and the reports. Time is in ns here
- * (hz = 1e9), so ticks and nanoseconds are the same numbers.
+ * Load generator tests, on the part without DPDK: option parsing, rate
+ * lists, the arrival schedule, request tracking and the closed-loop
+ * window, the SLO search against a latency model with a known answer, and
+ * the reports. Time is in ns here (hz = 1e9), so ticks and nanoseconds are
+ * the same numbers.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -87,6 +89,17 @@ test_opts_defaults(void **state)
 	assert_int_equal(o.timeout_ms, 1000);
 	assert_false(o.json);
 	assert_null(o.port);
+	/* One point at --rate; no search, no files, no label. */
+	assert_int_equal(o.n_rates, 1);
+	assert_true(o.rates[0] == 10000.0);
+	assert_int_equal(o.window, 0);
+	assert_int_equal(o.src_ips, 1);
+	assert_true(o.slo_multiple == 0.0);
+	assert_int_equal(o.slo_iterations, 8);
+	assert_true(o.settle_s == 1.0);
+	assert_string_equal(o.label, "");
+	assert_null(o.csv_path);
+	assert_null(o.slo_csv_path);
 }
 
 static void
@@ -145,7 +158,7 @@ test_opts_all(void **state)
 static void
 test_opts_errors(void **state)
 {
-	static const char *const bad[][4] = {
+	static const char *const bad[][7] = {
 		{ "--rate", "0" },
 		{ "--rate", "-5" },
 		{ "--rate", "1e400" },
@@ -182,19 +195,71 @@ test_opts_errors(void **state)
 		{ "--nope" },
 		{ "--rate" },
 		{ "stray" },
+		/* Flows, closed loop. */
+		{ "--src-ips", "0" },
+		{ "--src-ips", "65537" },
+		{ "--src-ip", "255.255.255.250", "--src-ips", "7" },
+		{ "--closed-loop", "0" },
+		{ "--closed-loop", "1048577" },
+		{ "--closed-loop", "4", "--rate", "100" },
+		{ "--closed-loop", "4", "--arrival", "fixed" },
+		{ "--arrival", "poisson", "--closed-loop", "4" },
+		{ "--closed-loop", "4", "--rates", "1,2" },
+		{ "--closed-loop", "4", "--slo-multiple", "10", "--sweep",
+		  "1:2" },
+		/* Sweeps. */
+		{ "--rates", "" },
+		{ "--rates", "1000,,2000" },
+		{ "--rates", "1000,0" },
+		{ "--rates", "1000", "--sweep", "1:3:1" },
+		{ "--rate", "5", "--rates", "1000" },
+		{ "--rate", "5", "--sweep", "1:3:1" },
+		{ "--sweep", "1000:2000" },
+		{ "--sweep", "3000:1000:100" },
+		{ "--sweep", "1:1000000:1" },
+		{ "--settle", "-1" },
+		/* The SLO search. */
+		{ "--slo-multiple", "10" },
+		{ "--slo-multiple", "10", "--rate-min", "1000" },
+		{ "--slo-multiple", "10", "--rates", "1,2" },
+		{ "--slo-multiple", "10", "--rate", "1000", "--sweep", "1:2" },
+		{ "--slo-multiple", "10", "--rate-min", "5000", "--rate-max",
+		  "1000" },
+		{ "--slo-multiple", "10", "--sweep", "1000:1000" },
+		{ "--slo-multiple", "10", "--sweep", "1:2", "--rate-max",
+		  "3" },
+		{ "--slo-multiple", "0", "--sweep", "1:2" },
+		{ "--slo-multiple", "10", "--sweep", "1:2", "--dist",
+		  "fixed:0" },
+		{ "--rate-min", "1000" },
+		{ "--slo-iterations", "3" },
+		{ "--slo-csv", "x.csv" },
+		{ "--slo-multiple", "10", "--sweep", "1:2",
+		  "--slo-iterations", "65" },
+		/* Output. */
+		{ "--label", "a,b" },
+		{ "--label", "a\"b" },
+		{ "--label", "a\tb" },
+		{ "--label", "0123456789012345678901234567890123456789"
+			     "012345678901234567890123" },
+		{ "--csv", "" },
 	};
 	struct lg_opts o;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *w[5] = { bad[i][0], bad[i][1], bad[i][2],
-				     bad[i][3], NULL };
+		const char *w[8];
 
+		for (size_t k = 0; k < 7; k++)
+			w[k] = bad[i][k];
+		w[7] = NULL;
 		if (parse_words(&o, w, errf) != -1)
-			fail_msg("accepted: %s %s %s %s", bad[i][0],
+			fail_msg("accepted: %s %s %s %s %s %s", bad[i][0],
 				 bad[i][1] ? bad[i][1] : "",
 				 bad[i][2] ? bad[i][2] : "",
-				 bad[i][3] ? bad[i][3] : "");
+				 bad[i][3] ? bad[i][3] : "",
+				 bad[i][4] ? bad[i][4] : "",
+				 bad[i][5] ? bad[i][5] : "");
 	}
 	assert_int_equal(PARSE(&o, "--help"), 1);
 	assert_int_equal(PARSE(&o, "-h"), 1);
@@ -203,6 +268,155 @@ test_opts_errors(void **state)
 	assert_int_equal(PARSE(&o, "--size", "91137"), -1);
 	/* The destination just past the source range is fine. */
 	assert_int_equal(PARSE(&o, "--dst-port", "10064"), 0);
+}
+
+static void
+test_opts_sweep(void **state)
+{
+	struct lg_opts o;
+	const uint8_t src[4] = { 10, 0, 0, 250 };
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--rates", "5000,10000,20000.5", "--label",
+			       "jbsq:2", "--csv", "out.csv", "--settle",
+			       "0.25"),
+			 0);
+	assert_int_equal(o.n_rates, 3);
+	assert_true(o.rates[0] == 5000.0);
+	assert_true(o.rates[1] == 10000.0);
+	assert_true(o.rates[2] == 20000.5);
+	assert_string_equal(o.label, "jbsq:2");
+	assert_string_equal(o.csv_path, "out.csv");
+	assert_true(o.settle_s == 0.25);
+
+	assert_int_equal(PARSE(&o, "--sweep", "1000:3000:1000"), 0);
+	assert_int_equal(o.n_rates, 3);
+	assert_true(o.rates[0] == 1000.0 && o.rates[2] == 3000.0);
+
+	/* The SLO search: bounds from --sweep (its step unused) or from
+	 * --rate-min/--rate-max; no fixed points. */
+	assert_int_equal(PARSE(&o, "--slo-multiple", "10", "--sweep",
+			       "1000:50000", "--dist", "exp:2us"),
+			 0);
+	assert_true(o.rate_min == 1000.0 && o.rate_max == 50000.0);
+	assert_int_equal(o.n_rates, 0);
+	assert_true(fabs(lg_slo_ns(&o) - 20000.0) < 1e-6);
+	assert_int_equal(PARSE(&o, "--slo-multiple", "30", "--sweep",
+			       "1000:50000:1000", "--slo-iterations", "3",
+			       "--slo-csv", "slo.csv"),
+			 0);
+	assert_int_equal(o.slo_iterations, 3);
+	assert_string_equal(o.slo_csv_path, "slo.csv");
+	assert_true(fabs(lg_slo_ns(&o) - 30000.0) < 1e-6);
+	assert_int_equal(PARSE(&o, "--slo-multiple", "10", "--rate-min",
+			       "200", "--rate-max", "900"),
+			 0);
+	assert_true(o.rate_min == 200.0 && o.rate_max == 900.0);
+
+	/* Closed loop: one point, no offered rate. */
+	assert_int_equal(PARSE(&o, "--closed-loop", "16", "--requests", "50"),
+			 0);
+	assert_int_equal(o.arrival, LG_ARRIVAL_CLOSED);
+	assert_int_equal(o.window, 16);
+	assert_int_equal(o.n_rates, 1);
+	assert_true(o.rates[0] == 0.0);
+
+	/* Source addresses up to the very last one. */
+	assert_int_equal(PARSE(&o, "--src-ip", "10.0.0.250", "--src-ips",
+			       "6"),
+			 0);
+	assert_int_equal(o.src_ips, 6);
+	assert_memory_equal(o.src_ip, src, 4);
+	assert_int_equal(PARSE(&o, "--src-ip", "255.255.255.250",
+			       "--src-ips", "6"),
+			 0);
+}
+
+static void
+test_parse_rates(void **state)
+{
+	static const char *const bad[] = {
+		"", ",", "1000,", ",1000", "1000,,2000", "0", "-5", "+5",
+		"abc", "1000x", "1e10", "nan", "inf", "1000;2000",
+	};
+	double r[4];
+	uint32_t n;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(lg_parse_rates("5000,10000,20000", r, 4, &n, err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(n, 3);
+	assert_true(r[0] == 5000.0 && r[1] == 10000.0 && r[2] == 20000.0);
+	assert_int_equal(lg_parse_rates("0.5", r, 4, &n, err, sizeof(err)), 0);
+	assert_int_equal(n, 1);
+	assert_true(r[0] == 0.5);
+	/* Kept in the given order, repeats included. */
+	assert_int_equal(lg_parse_rates("3,1,3,2", r, 4, &n, err,
+					sizeof(err)),
+			 0);
+	assert_int_equal(n, 4);
+	assert_true(r[0] == 3.0 && r[1] == 1.0 && r[2] == 3.0 && r[3] == 2.0);
+	assert_int_equal(lg_parse_rates("1,2,3,4,5", r, 4, &n, err,
+					sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "more than 4"));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (lg_parse_rates(bad[i], r, 4, &n, err, sizeof(err)) != -1)
+			fail_msg("accepted rate list '%s'", bad[i]);
+}
+
+static void
+test_parse_sweep(void **state)
+{
+	static const char *const bad[] = {
+		"", "1000", "1000:", ":1000:10", "1000::10", "1000:2000:",
+		"1000:2000:0", "2000:1000:10", "a:b:c", "1:2:3:4", "0:10:1",
+		"1000:2000:10x",
+	};
+	double lo, hi, step, r[8];
+	uint32_t n;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(lg_parse_sweep("1000:3000:1000", true, &lo, &hi,
+					&step, err, sizeof(err)),
+			 0);
+	assert_true(lo == 1000.0 && hi == 3000.0 && step == 1000.0);
+	assert_int_equal(lg_sweep_expand(lo, hi, step, r, 8, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(r[0] == 1000.0 && r[1] == 2000.0 && r[2] == 3000.0);
+	/* HI not on a step: the last point stays below it. */
+	assert_int_equal(lg_sweep_expand(1000, 3500, 1000, r, 8, &n), 0);
+	assert_int_equal(n, 3);
+	assert_true(r[2] == 3000.0);
+	/* Steps that are no exact binary fraction still reach HI. */
+	assert_int_equal(lg_sweep_expand(0.1, 0.7, 0.1, r, 8, &n), 0);
+	assert_int_equal(n, 7);
+	assert_true(fabs(r[6] - 0.7) < 1e-12);
+	assert_int_equal(lg_sweep_expand(5, 5, 1, r, 8, &n), 0);
+	assert_int_equal(n, 1);
+	assert_true(r[0] == 5.0);
+	/* Too many points, or no step. */
+	assert_int_equal(lg_sweep_expand(1, 9, 1, r, 8, &n), -1);
+	assert_int_equal(lg_sweep_expand(1, 8, 1, r, 8, &n), 0);
+	assert_int_equal(n, 8);
+	assert_int_equal(lg_sweep_expand(1, 8, 0, r, 8, &n), -1);
+
+	/* LO:HI alone only where the step is not needed. */
+	assert_int_equal(lg_parse_sweep("1000:3000", true, &lo, &hi, &step,
+					err, sizeof(err)),
+			 -1);
+	assert_int_equal(lg_parse_sweep("1000:3000", false, &lo, &hi, &step,
+					err, sizeof(err)),
+			 0);
+	assert_true(lo == 1000.0 && hi == 3000.0 && step == 0.0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		for (int need = 0; need < 2; need++)
+			if (lg_parse_sweep(bad[i], need, &lo, &hi, &step, err,
+					   sizeof(err)) != -1)
+				fail_msg("accepted sweep '%s'", bad[i]);
 }
 
 static void
@@ -427,6 +641,289 @@ test_track_evict(void **state)
 	lg_track_finish(&t);
 	check_sum(&t, LG_PHASE_MEASURED);
 	lg_track_fini(&t);
+}
+
+static void
+test_track_window_n(void **state)
+{
+	uint64_t w;
+
+	(void)state;
+	w = lg_track_window_n(1);
+	assert_int_equal(w, 8192);
+	w = lg_track_window_n(LG_MAX_WINDOW);
+	assert_true(w >= 2ull * LG_MAX_WINDOW);
+	assert_int_equal(w & (w - 1), 0);
+}
+
+/* The closed loop keeps the window full: each response or timeout makes
+ * room for exactly one more request, a late answer or a duplicate for
+ * none. */
+static void
+test_closed_window(void **state)
+{
+	const uint32_t win = 4;
+	struct lg_track t;
+	uint64_t sent, now = 0, ids[8];
+	bool measured;
+
+	(void)state;
+	assert_int_equal(lg_track_init(&t, lg_track_window_n(win), 100, 0), 0);
+	assert_int_equal(lg_closed_room(&t, win), win);
+	for (int i = 0; i < 4; i++)
+		ids[i] = lg_track_issue(&t, now++, true);
+	assert_int_equal(lg_closed_room(&t, win), 0);
+	/* A response: one place. */
+	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent,
+					   &measured),
+			 LG_MATCH_OK);
+	assert_int_equal(lg_closed_room(&t, win), 1);
+	ids[4] = lg_track_issue(&t, now++, true);
+	assert_int_equal(lg_closed_room(&t, win), 0);
+	/* Its duplicate: nothing. */
+	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent,
+					   &measured),
+			 LG_MATCH_DUP);
+	assert_int_equal(lg_closed_room(&t, win), 0);
+	/* An error response resolves a request as well. */
+	assert_int_equal(lg_track_complete(&t, ids[2], true, &sent,
+					   &measured),
+			 LG_MATCH_OK);
+	assert_int_equal(lg_closed_room(&t, win), 1);
+	ids[5] = lg_track_issue(&t, 50, true);
+	/* A timeout: ids 0, 3 (sent at 0, 3) expire at 104; 4 (at 4) not. */
+	lg_track_expire(&t, 104);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].lost, 2);
+	assert_int_equal(lg_closed_room(&t, win), 2);
+	assert_int_equal(lg_track_unanswered(&t), 2);
+	/* The late answer to 0 frees nothing more: its place went at the
+	 * timeout. */
+	assert_int_equal(lg_track_complete(&t, ids[0], false, &sent,
+					   &measured),
+			 LG_MATCH_LATE);
+	assert_int_equal(lg_closed_room(&t, win), 2);
+	assert_int_equal(lg_track_unanswered(&t), 1);
+	ids[6] = lg_track_issue(&t, 105, true);
+	ids[7] = lg_track_issue(&t, 105, true);
+	assert_int_equal(lg_closed_room(&t, win), 0);
+	assert_int_equal(t.outstanding, win);
+	/* Never above the window, whatever the bookkeeping says. */
+	assert_int_equal(lg_closed_room(&t, 2), 0);
+	lg_track_finish(&t);
+	assert_int_equal(lg_closed_room(&t, win), win);
+	check_sum(&t, LG_PHASE_MEASURED);
+	lg_track_fini(&t);
+}
+
+/*
+ * SLO search against an M/M/1-like model with a known answer: p99(rate) =
+ * S / (1 - rate / C) below the capacity C, everything lost from there on.
+ * With SLO = X * S the highest passing rate is C (1 - 1/X).
+ */
+struct model {
+	double s_ns, cap;     /* service time, capacity */
+	double achieved;      /* achieved / offered */
+	double lost_above;    /* from this rate on some are lost (0: never) */
+	uint32_t abort_at;    /* 1-based call that aborts (0: never) */
+	double noise;         /* relative random noise on p99 */
+	struct tlb_rng rng;
+	uint32_t calls;
+	double rates[128];
+	bool passed[128];
+	double achieved_rps[128];
+};
+
+static int
+model_measure(void *ctx, double rate, struct lg_slo_sample *s)
+{
+	struct model *m = ctx;
+	double p99;
+
+	m->calls++;
+	if (m->abort_at != 0 && m->calls == m->abort_at)
+		return 1;
+	assert_true(m->calls <= 128);
+	m->rates[m->calls - 1] = rate;
+	s->achieved_rps = rate * m->achieved;
+	s->lost = 0;
+	if (rate >= m->cap) {
+		p99 = 1e12;
+		s->lost = 7;
+	} else {
+		p99 = m->s_ns / (1.0 - rate / m->cap);
+	}
+	if (m->noise != 0.0)
+		p99 *= 1.0 + m->noise * (2.0 * tlb_rng_unit(&m->rng) - 1.0);
+	if (m->lost_above != 0.0 && rate >= m->lost_above)
+		s->lost = 1;
+	s->p99_ns = p99;
+	m->achieved_rps[m->calls - 1] = s->achieved_rps;
+	m->passed[m->calls - 1] = lg_slo_pass(s, 10.0 * m->s_ns);
+	return 0;
+}
+
+static void
+model_init(struct model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->s_ns = 1000.0;
+	m->cap = 100000.0;
+	m->achieved = 1.0;
+	tlb_rng_seed(&m->rng, 5);
+}
+
+static void
+test_slo_pass(void **state)
+{
+	struct lg_slo_sample s = { .p99_ns = 100, .lost = 0,
+				   .achieved_rps = 10 };
+
+	(void)state;
+	assert_true(lg_slo_pass(&s, 100));
+	assert_false(lg_slo_pass(&s, 99.9));
+	s.lost = 1;
+	assert_false(lg_slo_pass(&s, 1000));
+	/* No responses at all: nothing was shown. */
+	s.lost = 0;
+	s.achieved_rps = 0;
+	assert_false(lg_slo_pass(&s, 1000));
+}
+
+static void
+test_slo_bisect(void **state)
+{
+	struct model m;
+	struct lg_slo_result r;
+	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
+				.hi = 200000.0, .iterations = 8 };
+	const double answer = 90000.0; /* C (1 - 1/10) */
+	double width;
+
+	(void)state;
+	/* 8 steps: the bracket narrows to (hi - lo) / 2^8. */
+	model_init(&m);
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	width = (c.hi - c.lo) / 256.0;
+	assert_true(r.found);
+	assert_false(r.at_max);
+	assert_false(r.aborted);
+	assert_int_equal(r.points, 10);
+	assert_int_equal(m.calls, 10);
+	assert_true(r.slo_ns == 10000.0);
+	assert_true(r.max_rps <= answer);
+	assert_true(r.max_rps > answer - width);
+	assert_true(r.pass_rps <= answer && r.fail_rps > answer);
+	assert_true(fabs(r.fail_rps - r.pass_rps - width) < 1e-6);
+	assert_true(r.best_offered_rps == r.max_rps);
+	assert_true(fabs(r.best_p99_ns - 1000.0 / (1.0 - r.max_rps / 1e5)) <
+		    1e-6);
+	/* lo, then hi, then only inside the bracket. */
+	assert_true(m.rates[0] == c.lo && m.rates[1] == c.hi);
+	for (uint32_t i = 2; i < m.calls; i++)
+		assert_true(m.rates[i] > c.lo && m.rates[i] < c.hi);
+
+	/* More steps, closer; it stops once the bracket is under 1 rps. */
+	model_init(&m);
+	c.iterations = 64;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_true(r.max_rps <= answer && r.max_rps > answer - 1.0);
+	assert_true(r.fail_rps - r.pass_rps < 1.0);
+	assert_true(r.points < 2 + 64);
+
+	/* The answer is the achieved rate, not the offered one. */
+	model_init(&m);
+	m.achieved = 0.98;
+	c.iterations = 20;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_true(fabs(r.max_rps - 0.98 * r.best_offered_rps) < 1e-6);
+	assert_true(r.best_offered_rps <= answer &&
+		    r.best_offered_rps > answer - 1.0);
+
+	/* X = 30: C (1 - 1/30). */
+	model_init(&m);
+	c.slo_ns = 30000.0;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_true(r.max_rps <= 1e5 * (1.0 - 1.0 / 30.0));
+	assert_true(r.max_rps > 1e5 * (1.0 - 1.0 / 30.0) - 1.0);
+	c.slo_ns = 10000.0;
+
+	/* Losses fail a point whatever its latency. */
+	model_init(&m);
+	m.lost_above = 50000.0;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_true(r.max_rps < 50000.0 && r.max_rps > 50000.0 - 1.0);
+}
+
+static void
+test_slo_edges(void **state)
+{
+	struct model m;
+	struct lg_slo_result r;
+	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
+				.hi = 50000.0, .iterations = 8 };
+
+	(void)state;
+	/* hi meets the SLO: that is the answer, flagged. */
+	model_init(&m);
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_true(r.found && r.at_max);
+	assert_int_equal(r.points, 2);
+	assert_true(r.max_rps == 50000.0);
+	assert_true(r.pass_rps == 50000.0);
+
+	/* Even lo fails: no answer, one point. */
+	model_init(&m);
+	m.cap = 1000.0;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+	assert_false(r.found);
+	assert_int_equal(r.points, 1);
+	assert_true(r.max_rps == 0.0);
+	assert_true(r.fail_rps == 1000.0);
+
+	/* Aborted on the 4th measurement: what was found so far stays. */
+	model_init(&m);
+	c.hi = 200000.0;
+	m.abort_at = 4;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), -1);
+	assert_true(r.aborted);
+	assert_int_equal(r.points, 3);
+	assert_true(r.found);
+	assert_true(r.max_rps == m.achieved_rps[2] ||
+		    r.max_rps == m.achieved_rps[0]);
+	/* Aborted at once. */
+	model_init(&m);
+	m.abort_at = 1;
+	assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), -1);
+	assert_false(r.found);
+	assert_int_equal(r.points, 0);
+}
+
+/* Noisy measurements need not be monotonic: the search still ends within
+ * its budget and reports the best point that passed. */
+static void
+test_slo_noisy(void **state)
+{
+	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
+				.hi = 200000.0, .iterations = 12 };
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		struct model m;
+		struct lg_slo_result r;
+		double best = 0.0;
+
+		model_init(&m);
+		m.noise = 0.5;
+		tlb_rng_seed(&m.rng, seed);
+		assert_int_equal(lg_slo_search(&c, model_measure, &m, &r), 0);
+		assert_true(r.points <= c.iterations + 2);
+		assert_int_equal(r.points, m.calls);
+		for (uint32_t i = 0; i < m.calls; i++)
+			if (m.passed[i] && m.achieved_rps[i] > best)
+				best = m.achieved_rps[i];
+		assert_true(r.max_rps == best);
+		assert_true(r.found == (best > 0.0));
+	}
 }
 
 /* Random responses against a reference model, interleaved in time: one
@@ -658,6 +1155,236 @@ test_report_human(void **state)
 	free(h);
 }
 
+/* Splits a CSV line (no quoting: the loadgen never needs it) in place. */
+static int
+split_csv(char *line, char **f, int max)
+{
+	int n = 0;
+
+	line[strcspn(line, "\n")] = '\0';
+	f[n++] = line;
+	for (char *c = line; *c != '\0'; c++)
+		if (*c == ',') {
+			*c = '\0';
+			if (n == max)
+				return -1;
+			f[n++] = c + 1;
+		}
+	return n;
+}
+
+static void
+capture_header(void (*fn)(FILE *), char **buf)
+{
+	size_t len = 0;
+	FILE *f;
+
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	assert_non_null(f);
+	fn(f);
+	fclose(f);
+	assert_non_null(*buf);
+}
+
+static void
+test_report_csv(void **state)
+{
+	static const char *const first[] = {
+		"policy", "offered_rps", "achieved_rps", "p50_ns", "p90_ns",
+		"p99_ns", "p999_ns", "max_ns", "lost", "sent", "received",
+	};
+	struct lg_opts o;
+	struct lg_result r;
+	struct tlb_hist *h = malloc(sizeof(*h));
+	uint64_t cores[3];
+	char *hd, *row, *hf[64], *rf[64], want[256];
+	int nh, nr;
+
+	(void)state;
+	assert_non_null(h);
+	lg_opts_default(&o);
+	snprintf(o.label, sizeof(o.label), "jbsq:2");
+	sample_result(&r, h, cores);
+	capture_header(lg_csv_header, &hd);
+	capture(lg_csv_row, &o, &r, &row);
+	/* One line each, the same number of fields. */
+	assert_true(strchr(hd, '\n') == hd + strlen(hd) - 1);
+	assert_true(strchr(row, '\n') == row + strlen(row) - 1);
+	/* The fixed columns, exactly. */
+	snprintf(want, sizeof(want),
+		 "jbsq:2,20000.000,19999.500,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		 ",%" PRIu64 ",1000000,1,1001,1000,",
+		 tlb_hist_quantile(h, 0.50), tlb_hist_quantile(h, 0.90),
+		 tlb_hist_quantile(h, 0.99), tlb_hist_quantile(h, 0.999));
+	if (strncmp(row, want, strlen(want)) != 0)
+		fail_msg("row %s does not start with %s", row, want);
+	nh = split_csv(hd, hf, 64);
+	nr = split_csv(row, rf, 64);
+	assert_true(nh > 11);
+	assert_int_equal(nh, nr);
+	for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
+		assert_string_equal(hf[i], first[i]);
+	/* Every column named once; a few by name. */
+	for (int i = 0; i < nh; i++) {
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(hf[i], hf[j]);
+		if (strcmp(hf[i], "errors") == 0)
+			assert_string_equal(rf[i], "0");
+		else if (strcmp(hf[i], "behind") == 0)
+			assert_string_equal(rf[i], "1");
+		else if (strcmp(hf[i], "dist") == 0)
+			assert_string_equal(rf[i], "fixed:1000ns");
+		else if (strcmp(hf[i], "unknown") == 0)
+			assert_string_equal(rf[i], "3");
+		else if (strcmp(hf[i], "mean_ns") == 0)
+			assert_string_equal(rf[i], "500500.0");
+	}
+	free(hd);
+	free(row);
+
+	/* No label: an empty first field, still the same shape. */
+	o.label[0] = '\0';
+	capture(lg_csv_row, &o, &r, &row);
+	assert_true(row[0] == ',');
+	assert_int_equal(split_csv(row, rf, 64), nh);
+	free(row);
+	free(h);
+}
+
+static void
+test_report_table(void **state)
+{
+	struct lg_opts o;
+	struct lg_result r;
+	struct tlb_hist *h = malloc(sizeof(*h));
+	uint64_t cores[3];
+	char *hd, *row;
+
+	(void)state;
+	assert_non_null(h);
+	lg_opts_default(&o);
+	sample_result(&r, h, cores);
+	capture_header(lg_table_header, &hd);
+	assert_non_null(strstr(hd, "offered"));
+	assert_non_null(strstr(hd, "p99_us"));
+	capture(lg_table_row, &o, &r, &row);
+	/* One line; unlabelled shows "-"; the odd things are noted. */
+	assert_true(strchr(row, '\n') == row + strlen(row) - 1);
+	assert_true(strncmp(row, "- ", 2) == 0);
+	assert_non_null(strstr(row, " 20000 "));
+	assert_non_null(strstr(row, " 1000.0 "));
+	assert_non_null(strstr(row, "BEHIND"));
+	assert_non_null(strstr(row, "dup=2"));
+	assert_non_null(strstr(row, "unknown=3"));
+	free(row);
+	snprintf(o.label, sizeof(o.label), "jsq");
+	r.behind = false;
+	r.duplicates = r.unknown = 0;
+	capture(lg_table_row, &o, &r, &row);
+	assert_true(strncmp(row, "jsq ", 4) == 0);
+	assert_non_null(strstr(row, " -\n"));
+	free(row);
+	free(hd);
+	free(h);
+}
+
+static void
+test_report_json_sweep(void **state)
+{
+	struct lg_opts o;
+	struct lg_result r;
+	struct tlb_hist *h = malloc(sizeof(*h));
+	uint64_t cores[3];
+	char *s;
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(PARSE(&o, "--label", "jlq", "--src-ips", "4"), 0);
+	sample_result(&r, h, cores);
+	r.point = 2;
+	capture(lg_report_json, &o, &r, &s);
+	assert_non_null(strstr(s, "\"record\":\"point\","));
+	assert_non_null(strstr(s, "\"policy\":\"jlq\","));
+	assert_non_null(strstr(s, "\"offered_rps\":20000.000,"));
+	assert_non_null(strstr(s, "\"target_rps\":20000.000,"));
+	assert_non_null(strstr(s, "\"point\":2,"));
+	assert_non_null(strstr(s, "\"src_ips\":4,"));
+	assert_non_null(strstr(s, "\"closed_loop\":0,"));
+	free(s);
+	free(h);
+}
+
+/* The search's reports, from a made-up result. */
+static void
+capture_slo(void (*fn)(FILE *, const struct lg_opts *,
+		       const struct lg_slo_result *),
+	    const struct lg_opts *o, const struct lg_slo_result *r,
+	    char **buf)
+{
+	size_t len = 0;
+	FILE *f;
+
+	*buf = NULL;
+	f = open_memstream(buf, &len);
+	assert_non_null(f);
+	fn(f, o, r);
+	fclose(f);
+	assert_non_null(*buf);
+}
+
+static void
+test_report_slo(void **state)
+{
+	struct lg_opts o;
+	struct lg_slo_result r = {
+		.slo_ns = 20000.0, .found = true, .max_rps = 45123.5,
+		.best_offered_rps = 46000.0, .best_p99_ns = 18300.0,
+		.pass_rps = 46000.0, .fail_rps = 47000.0, .points = 10,
+	};
+	char *s, *hd, *hf[32], *rf[32];
+	int nh;
+
+	(void)state;
+	assert_int_equal(PARSE(&o, "--slo-multiple", "10", "--sweep",
+			       "1000:100000", "--dist", "exp:2us", "--label",
+			       "rss"),
+			 0);
+	capture_slo(lg_slo_report_json, &o, &r, &s);
+	assert_true(s[0] == '{');
+	assert_true(strchr(s, '\n') == s + strlen(s) - 1);
+	assert_non_null(strstr(s, "\"record\":\"slo\","));
+	assert_non_null(strstr(s, "\"policy\":\"rss\","));
+	assert_non_null(strstr(s, "\"slo_multiple\":10,"));
+	assert_non_null(strstr(s, "\"slo_ns\":20000.0,"));
+	assert_non_null(strstr(s, "\"max_rps\":45123.500,"));
+	assert_non_null(strstr(s, "\"found\":true,"));
+	assert_non_null(strstr(s, "\"at_max\":false,"));
+	assert_non_null(strstr(s, "\"points\":10,"));
+	assert_non_null(strstr(s, "\"rate_max\":100000.000,"));
+	free(s);
+
+	capture_slo(lg_slo_report_human, &o, &r, &s);
+	assert_non_null(strstr(s, "20.0 us"));
+	assert_non_null(strstr(s, "max 45124 rps"));
+	assert_non_null(strstr(s, "missed at 47000"));
+	free(s);
+	r.found = false;
+	capture_slo(lg_slo_report_human, &o, &r, &s);
+	assert_non_null(strstr(s, "not met at the lowest rate, 1000 rps"));
+	free(s);
+
+	capture_header(lg_slo_csv_header, &hd);
+	capture_slo(lg_slo_csv_row, &o, &r, &s);
+	assert_true(strncmp(hd, "policy,slo_multiple,slo_ns,max_rps,", 35) ==
+		    0);
+	assert_true(strncmp(s, "rss,10,20000.0,45123.500,0,", 27) == 0);
+	nh = split_csv(hd, hf, 32);
+	assert_int_equal(split_csv(s, rf, 32), nh);
+	free(hd);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -665,6 +1392,9 @@ main(void)
 		cmocka_unit_test(test_opts_defaults),
 		cmocka_unit_test(test_opts_all),
 		cmocka_unit_test(test_opts_errors),
+		cmocka_unit_test(test_opts_sweep),
+		cmocka_unit_test(test_parse_rates),
+		cmocka_unit_test(test_parse_sweep),
 		cmocka_unit_test(test_pkts_per_msg),
 		cmocka_unit_test(test_sched_fixed),
 		cmocka_unit_test(test_sched_poisson),
@@ -672,9 +1402,19 @@ main(void)
 		cmocka_unit_test(test_track_basic),
 		cmocka_unit_test(test_track_timeout),
 		cmocka_unit_test(test_track_evict),
+		cmocka_unit_test(test_track_window_n),
+		cmocka_unit_test(test_closed_window),
+		cmocka_unit_test(test_slo_pass),
+		cmocka_unit_test(test_slo_bisect),
+		cmocka_unit_test(test_slo_edges),
+		cmocka_unit_test(test_slo_noisy),
 		cmocka_unit_test(test_track_random),
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_report_human),
+		cmocka_unit_test(test_report_csv),
+		cmocka_unit_test(test_report_table),
+		cmocka_unit_test(test_report_json_sweep),
+		cmocka_unit_test(test_report_slo),
 	};
 
 	return cmocka_run_group_tests(tests, setup_err, teardown_err);
