@@ -122,17 +122,19 @@ YAML
 }
 
 topo_telemetry() {
-	echo "$1" | dpdk-telemetry.py -f "$TOPO_DPREFIX" 2>/dev/null | tail -n 1
+	echo "$1" | timeout 20 dpdk-telemetry.py -f "$TOPO_DPREFIX" 2>/dev/null | tail -n 1
 }
 
-# Polls a command until it succeeds; up to $2 tries 0.1 s apart.
+# Polls a condition until it holds, for at most $2 seconds (default 60): a
+# bound on how long a broken run takes to fail, not a timing assumption.
 topo_wait() {
-	local cond=$1 tries=${2:-300} i
-	for ((i = 0; i < tries; i++)); do
+	local cond=$1 limit=${2:-60}
+	local deadline=$((SECONDS + limit))
+	while [ "$SECONDS" -lt "$deadline" ]; do
 		if eval "$cond"; then return 0; fi
 		sleep 0.1
 	done
-	topo_log "topology: gave up waiting for: $cond"
+	topo_log "topology: gave up after ${limit}s waiting for: $cond"
 	return 1
 }
 
@@ -141,7 +143,7 @@ topo_start_daemon() {
 	TOPO_DPID=$!
 	TOPO_PIDS+=("$TOPO_DPID")
 	topo_wait "[ -S '$TOPO_RUN/uplink.sock' ] && [ -S '$TOPO_RUN/host.sock' ] && \
-		topo_telemetry /turbolb/config | grep -q policy" 300 || {
+		topo_telemetry /turbolb/config | grep -q policy" 60 || {
 		cat "$TOPO_RUN/turbolbd.log" >&2
 		return 1
 	}
@@ -169,7 +171,7 @@ topo_start_server() {
 	TOPO_SPID=$!
 	TOPO_PIDS+=("$TOPO_SPID")
 	topo_wait "[ \"\$(topo_cores_online)\" = $n ] && \
-		topo_telemetry /ethdev/link_status,1 | grep -q UP" 300 || {
+		topo_telemetry /ethdev/link_status,1 | grep -q UP" 60 || {
 		cat "$TOPO_RUN/server.log" >&2
 		return 1
 	}

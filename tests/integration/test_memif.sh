@@ -52,7 +52,7 @@ run_mode() {
 	check "$credits: no unknown ids" eq "$unknown" 0
 
 	# The daemon saw the same: credits may trail the responses a little.
-	topo_wait "[ \"\$(stat $completions)\" = $sent ]" 100
+	topo_wait "[ \"\$(stat $completions)\" = $sent ]" 30
 	check "$credits: daemon steered every request" eq "$(stat messages)" "$sent"
 	check "$credits: daemon forwarded every response" eq "$(stat responses)" "$received"
 	check "$credits: completions counted from $completions" eq "$(stat $completions)" "$sent"
