@@ -14,9 +14,25 @@
  *
  *   slot: line 0  prod_head   (written by the host core, release)
  *         line 1  cons_tail   (written by the NIC side, release)
- *         line 2  state, heartbeat, doorbell (host writes state and
- *                 heartbeat; the NIC side writes the doorbell)
+ *         line 2  the core's run state and its scheduler kick:
+ *                   +0  state      u32  host core thread
+ *                   +4  sched      u32  kick agent (TLB_CR_SCHED_*)
+ *                   +8  heartbeat  u64  host core thread
+ *                   +16 doorbell   u64  NIC side
+ *                   +24 thread     u64  host core thread: pid << 32 | tid
+ *                   +32 kick stats 4 x u64  kick agent (struct
+ *                                  tlb_cr_kick_stats, in its order)
  *         then    struct tlb_credit ring[ring_size]
+ *
+ * Every word has one writer. The thread word and the kick agent's words
+ * came after the first cut of version 1, in what was zero padding, and 0
+ * means "not published" in each: peers built before them interoperate
+ * with peers built after, so the layout version stayed 1.
+ *
+ * The kick agent (turbolb-kickd, docs/host-integration.md) is a third
+ * party: it attaches with tlb_cr_attach_agent, which neither bumps the
+ * host epoch nor touches positions, reads the doorbells and writes only
+ * its own words.
  *
  * Who creates it: the NIC side (turbolbd) creates the region (mode 0600 by
  * default) with a fresh nic_epoch. A host process attaches, checks magic,
@@ -68,7 +84,18 @@ struct tlb_cr_header {
 
 #define TLB_CR_F_CLOSED 0x1u /* NIC side went away: host must reattach */
 
-/* Opaque handle for either side. */
+/* The kick agent's sched word. */
+#define TLB_CR_SCHED_OFF_CPU 0x1u /* the core's thread is not on a CPU */
+
+/* What the kick agent did for one core: monotonic counters. */
+struct tlb_cr_kick_stats {
+	uint64_t kicks_served;   /* doorbell rings the agent acted on */
+	uint64_t boosts;         /* boosts started */
+	uint64_t reverted_drain; /* boosts ended because the work drained */
+	uint64_t reverted_bound; /* boosts ended by the time bound */
+};
+
+/* Opaque handle for any side. */
 struct tlb_cr;
 
 /* Bytes a region with these dimensions takes; 0 if n_cores is not in
@@ -88,6 +115,9 @@ int tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
 unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,
 			  struct tlb_credit *out, unsigned int max);
 
+/* The run state the NIC side acts on: the host core's own word, except
+ * that a RUNNING core whose thread the kick agent saw off its CPU
+ * (TLB_CR_SCHED_OFF_CPU) reads PARKED. */
 enum tlb_core_run_state tlb_cr_state(const struct tlb_cr *cr, uint32_t core);
 uint64_t tlb_cr_heartbeat(const struct tlb_cr *cr, uint32_t core);
 
@@ -126,11 +156,48 @@ void tlb_cr_beat(struct tlb_cr *cr, uint32_t core);
 /* Host side: doorbell count (the kick agent compares it to what it saw). */
 uint64_t tlb_cr_doorbell(const struct tlb_cr *cr, uint32_t core);
 
+/* Publishes which thread serves core: its process id and thread id (as
+ * gettid() returns them, in the host's pid namespace). 0, 0: none. */
+void tlb_cr_set_tid(struct tlb_cr *cr, uint32_t core, uint32_t pid,
+		    uint32_t tid);
+
 /* True if the NIC side closed the region (host should reattach). */
 bool tlb_cr_closed(const struct tlb_cr *cr);
 
-/* Sets every core OFFLINE and unmaps. */
+/* Host side: sets every core OFFLINE, withdraws its thread and unmaps.
+ * Kick agent side: withdraws its OFF_CPU flags and unmaps. */
 void tlb_cr_detach(struct tlb_cr *cr);
+
+/* ---- kick agent side ---- */
+
+/* Attaches to an existing region as the kick agent: validates it like
+ * tlb_cr_attach, but leaves host_epoch and the ring positions alone (the
+ * agent is not a new host). Returns 0, or -1 with err filled. */
+int tlb_cr_attach_agent(const char *name, struct tlb_cr **out, char *err,
+			size_t errlen);
+
+/* The thread the host published for core (0: none); *pid gets its
+ * process id when pid is not NULL. One load: pid and tid always match. */
+uint32_t tlb_cr_tid(const struct tlb_cr *cr, uint32_t core, uint32_t *pid);
+
+/* The host core's own run-state word, without the agent's OFF_CPU. */
+enum tlb_core_run_state tlb_cr_host_state(const struct tlb_cr *cr,
+					  uint32_t core);
+
+/* Credit records the host core has posted (its free-running producer
+ * position): moves whenever the core reports completions. */
+uint32_t tlb_cr_records_posted(const struct tlb_cr *cr, uint32_t core);
+
+/* The agent's sched word (TLB_CR_SCHED_*); both sides may read it. */
+void tlb_cr_set_sched(struct tlb_cr *cr, uint32_t core, uint32_t flags);
+uint32_t tlb_cr_sched(const struct tlb_cr *cr, uint32_t core);
+
+/* The agent's counters for core; both sides may read them (each counter
+ * on its own, so they may be a moment apart from each other). */
+void tlb_cr_set_kick_stats(struct tlb_cr *cr, uint32_t core,
+			   const struct tlb_cr_kick_stats *ks);
+void tlb_cr_kick_stats(const struct tlb_cr *cr, uint32_t core,
+		       struct tlb_cr_kick_stats *out);
 
 /* Accessors for both sides. */
 uint32_t tlb_cr_n_cores(const struct tlb_cr *cr);

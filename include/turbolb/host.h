@@ -28,6 +28,11 @@
  * region at its next call. Completions a core still held at that moment
  * belong to requests the old daemon sent, which the new one never counted:
  * they are discarded (and counted as such).
+ *
+ * Scheduler kick: each core's slot also names the thread serving it (pid
+ * and tid of the thread that first used the handle, or last called
+ * tlb_host_set_running on it), so that turbolb-kickd can make that thread
+ * run when the daemon rings the core's doorbell. Nothing to call for it.
  */
 #ifndef TURBOLB_HOST_H
 #define TURBOLB_HOST_H

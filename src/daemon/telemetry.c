@@ -13,6 +13,7 @@
 
 #include <rte_telemetry.h>
 
+#include "turbolb/credit_ring.h"
 #include "turbolb/stats.h"
 #include "control.h"
 #include "dp.h"
@@ -41,9 +42,33 @@ sum_parse_drop(unsigned int code)
 	return v;
 }
 
+/* The host kick agent's counters, from the credit ring (turbolb-kickd
+ * writes them into each core's slot; all zero without an agent). */
+static void
+sum_kick_stats(struct tlb_cr_kick_stats *t)
+{
+	struct tlb_cr_kick_stats ks;
+
+	memset(t, 0, sizeof(*t));
+	for (unsigned int n = 0; n < tlb_n_dps; n++) {
+		const struct tlb_dp *dp = tlb_dps[n];
+
+		if (dp->cr == NULL)
+			continue;
+		for (uint32_t i = 0; i < dp->n_cores; i++) {
+			tlb_cr_kick_stats(dp->cr, dp->core_id[i], &ks);
+			t->kicks_served += ks.kicks_served;
+			t->boosts += ks.boosts;
+			t->reverted_drain += ks.reverted_drain;
+			t->reverted_bound += ks.reverted_bound;
+		}
+	}
+}
+
 static int
 cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct tlb_cr_kick_stats ks;
 	char name[64];
 	uint64_t drops = 0, fifo = 0, loops = 0;
 
@@ -75,6 +100,11 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "drops", drops);
 	rte_tel_data_add_dict_u64(d, "fifo_depth", fifo);
 	rte_tel_data_add_dict_u64(d, "loops", loops);
+	sum_kick_stats(&ks);
+	rte_tel_data_add_dict_u64(d, "kicks_served", ks.kicks_served);
+	rte_tel_data_add_dict_u64(d, "kick_boosts", ks.boosts);
+	rte_tel_data_add_dict_u64(d, "kick_reverted_drain", ks.reverted_drain);
+	rte_tel_data_add_dict_u64(d, "kick_reverted_bound", ks.reverted_bound);
 	return 0;
 }
 
@@ -123,6 +153,25 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(core, "stale_events",
 				tlb_counter_read(&c->stale_events));
 			rte_tel_data_add_dict_u64(core, "dispatcher", n);
+			if (dp->cr != NULL) {
+				struct tlb_cr_kick_stats ks;
+				uint32_t id = dp->core_id[i];
+
+				tlb_cr_kick_stats(dp->cr, id, &ks);
+				rte_tel_data_add_dict_u64(core, "tid",
+					tlb_cr_tid(dp->cr, id, NULL));
+				rte_tel_data_add_dict_u64(core, "off_cpu",
+					(tlb_cr_sched(dp->cr, id) &
+					 TLB_CR_SCHED_OFF_CPU) != 0);
+				rte_tel_data_add_dict_u64(core, "kicks_served",
+							  ks.kicks_served);
+				rte_tel_data_add_dict_u64(core, "kick_boosts",
+							  ks.boosts);
+				rte_tel_data_add_dict_u64(core,
+					"kick_reverted_drain", ks.reverted_drain);
+				rte_tel_data_add_dict_u64(core,
+					"kick_reverted_bound", ks.reverted_bound);
+			}
 			snprintf(key, sizeof(key), "%u", dp->core_id[i]);
 			rte_tel_data_add_dict_container(d, key, core, 0);
 		}

@@ -10,6 +10,13 @@
  * unmapped when the last core that used it has switched, so a reattach
  * never pulls a mapping from under a core that is writing to it, and the
  * core threads never wait on a lock except at that switch.
+ *
+ * Threads: each core publishes the pid and tid of the thread using its
+ * handle in its slot, at its first call, at every switch to a new region
+ * and whenever tlb_host_set_running finds another thread calling (a
+ * handle may change threads between uses). The scheduler kick agent boosts
+ * that thread; the tid is cached per thread, so checking costs no system
+ * call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +69,7 @@ struct tlb_host_core {
 	uint32_t batch;
 	bool slot_ok;		/* att's region has a slot for core */
 	enum tlb_core_run_state state; /* what the thread last asked for */
+	uint32_t tid;		/* thread published in the slot (0: none) */
 	uint64_t pend_work;
 	uint64_t pend_svc;
 	/* core thread: wo (relaxed stores); any thread: ro */
@@ -98,6 +106,40 @@ host_err(char *err, size_t errlen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
+}
+
+/* gettid() is a system call; the id of a thread never changes, except
+ * in the child of a fork, whose one thread inherits the cache of the
+ * thread that forked: the child handler forgets it. */
+static __thread uint32_t host_tid;
+static pthread_once_t host_atfork_once = PTHREAD_ONCE_INIT;
+
+static void
+forget_tid(void)
+{
+	host_tid = 0;
+}
+
+static void
+host_atfork(void)
+{
+	pthread_atfork(NULL, NULL, forget_tid);
+}
+
+static uint32_t
+self_tid(void)
+{
+	if (unlikely(host_tid == 0))
+		host_tid = (uint32_t)gettid();
+	return host_tid;
+}
+
+/* Publishes the calling thread as the one serving c (core thread). */
+static void
+publish_thread(struct tlb_host_core *c)
+{
+	c->tid = self_tid();
+	tlb_cr_set_tid(c->att->cr, c->core, (uint32_t)getpid(), c->tid);
 }
 
 static uint64_t
@@ -274,6 +316,7 @@ core_switch(struct tlb_host_core *c)
 			}
 		}
 		if (c->slot_ok) {
+			publish_thread(c);
 			tlb_cr_set_state(cur->cr, c->core, c->state);
 			tlb_cr_beat(cur->cr, c->core);
 		}
@@ -344,6 +387,7 @@ tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 	void *mem;
 	size_t n;
 
+	pthread_once(&host_atfork_once, host_atfork);
 	tlb_host_opts_init(&o);
 	if (opts != NULL) {
 		if (opts->batch != 0)
@@ -520,8 +564,11 @@ tlb_host_set_running(struct tlb_host_core *c, bool running)
 	if (unlikely(c == NULL))
 		return;
 	c->state = running ? TLB_RUN_RUNNING : TLB_RUN_PARKED;
-	if (core_sync(c))
+	if (core_sync(c)) {
+		if (unlikely(c->tid != self_tid()))
+			publish_thread(c);
 		tlb_cr_set_state(c->att->cr, c->core, c->state);
+	}
 }
 
 void

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The credit ring over POSIX shared memory: region setup and validation,
- * host-side post, NIC-side drain, run state, heartbeat and doorbell.
+ * host-side post, NIC-side drain, run state, heartbeat and doorbell, and
+ * the kick agent's words (thread, sched flags, kick counters).
  *
  * Ordering: every word shared between the two sides is accessed with the
  * __atomic builtins. A writer publishes with a release store and a reader
@@ -34,6 +35,7 @@
 #define CR_CTL_BYTES (3u * CR_LINE)
 #define CR_MIN_RING 16u
 #define CR_MODE_BITS 0777u
+#define CR_KICK_WORDS 4u
 
 /* The control lines at the start of every slot. prod_head and cons_tail
  * have a line each, so that the producer's and the consumer's stores never
@@ -44,10 +46,11 @@ struct cr_slot_ctl {
 	uint32_t cons_tail;	/* NIC side: next record it will read */
 	uint8_t pad1[CR_LINE - sizeof(uint32_t)];
 	uint32_t state;		/* enum tlb_core_run_state, host writes */
-	uint32_t pad2;
+	uint32_t sched;		/* TLB_CR_SCHED_*, kick agent writes */
 	uint64_t heartbeat;	/* host writes */
 	uint64_t doorbell;	/* NIC side writes */
-	uint8_t pad3[CR_LINE - 2 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
+	uint64_t thread;	/* pid << 32 | tid, host writes */
+	uint64_t kick[CR_KICK_WORDS]; /* tlb_cr_kick_stats, agent writes */
 };
 
 static_assert(sizeof(struct tlb_cr_header) == CR_LINE,
@@ -60,6 +63,13 @@ static_assert(offsetof(struct cr_slot_ctl, cons_tail) == CR_LINE,
 	      "cons_tail must start the second line");
 static_assert(offsetof(struct cr_slot_ctl, state) == 2 * CR_LINE,
 	      "state must start the third line");
+static_assert(offsetof(struct cr_slot_ctl, thread) == 2 * CR_LINE + 24,
+	      "thread must be at +24 of the third line (credit_ring.h)");
+static_assert(offsetof(struct cr_slot_ctl, kick) == 2 * CR_LINE + 32,
+	      "kick stats must be at +32 of the third line (credit_ring.h)");
+static_assert(sizeof(struct tlb_cr_kick_stats) ==
+		      CR_KICK_WORDS * sizeof(uint64_t),
+	      "kick stats must be nothing but the slot's kick words");
 static_assert(offsetof(struct tlb_cr_header, host_epoch) % 8 == 0,
 	      "host_epoch must be naturally aligned for 64-bit atomics");
 static_assert((CR_MIN_RING * sizeof(struct tlb_credit)) % CR_LINE == 0,
@@ -68,6 +78,7 @@ static_assert((CR_MIN_RING * sizeof(struct tlb_credit)) % CR_LINE == 0,
 enum cr_side {
 	CR_SIDE_NIC,
 	CR_SIDE_HOST,
+	CR_SIDE_AGENT,	/* the kick agent: neither producer nor consumer */
 };
 
 struct tlb_cr {
@@ -404,9 +415,11 @@ fail_free:
 	return -1;
 }
 
-int
-tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
-	      size_t errlen)
+/* Maps and validates the region under name for side; shared by the host
+ * and the kick agent, which differ only in what they do next. */
+static int
+cr_map(const char *name, enum cr_side side, struct tlb_cr **out, char *err,
+       size_t errlen)
 {
 	char label[TLB_CR_NAME_MAX + 16];
 	struct tlb_cr_header hv;
@@ -475,13 +488,35 @@ tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
 	}
 	cr->base = base;
 	cr->len = len;
-	cr->side = CR_SIDE_HOST;
+	cr->side = side;
 	cr->dev = st.st_dev;
 	cr->ino = st.st_ino;
 	strlcpy(cr->name, name, sizeof(cr->name));
 	/* The checked copy, not the live header: reading it again would let
 	 * a concurrent writer slip in unchecked dimensions. */
 	cr_cache_dims(cr, hv.n_cores, hv.ring_size);
+	*out = cr;
+	return 0;
+
+fail_unmap:
+	munmap(base, len);
+	return -1;
+fail_close:
+	close(fd);
+	return -1;
+}
+
+int
+tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
+	      size_t errlen)
+{
+	struct tlb_cr_header *h;
+	struct tlb_cr *cr;
+
+	if (cr_map(name, CR_SIDE_HOST, out, err, errlen) < 0)
+		return -1;
+	cr = *out;
+	h = cr_hdr(cr);
 
 	/* Records an earlier host posted but the NIC side has not drained
 	 * are real completions, so they are kept: the new host continues
@@ -503,16 +538,17 @@ tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
 	 * the repaired positions. 0 means "no host", so skip it on wrap. */
 	if (__atomic_add_fetch(&h->host_epoch, 1, __ATOMIC_ACQ_REL) == 0)
 		__atomic_add_fetch(&h->host_epoch, 1, __ATOMIC_ACQ_REL);
-
-	*out = cr;
 	return 0;
+}
 
-fail_unmap:
-	munmap(base, len);
-	return -1;
-fail_close:
-	close(fd);
-	return -1;
+int
+tlb_cr_attach_agent(const char *name, struct tlb_cr **out, char *err,
+		    size_t errlen)
+{
+	/* Nothing to repair and no epoch to bump: the agent is not a host,
+	 * and an epoch change would make the NIC side reset its view of
+	 * the real one. */
+	return cr_map(name, CR_SIDE_AGENT, out, err, errlen);
 }
 
 /* post and drain do not look at the handle's side: the ring's contract is
@@ -583,7 +619,7 @@ tlb_cr_post(struct tlb_cr *cr, uint32_t core, const struct tlb_credit *recs,
 }
 
 enum tlb_core_run_state
-tlb_cr_state(const struct tlb_cr *cr, uint32_t core)
+tlb_cr_host_state(const struct tlb_cr *cr, uint32_t core)
 {
 	struct cr_slot_ctl *ctl = cr_slot(cr, core);
 	uint32_t st;
@@ -600,6 +636,21 @@ tlb_cr_state(const struct tlb_cr *cr, uint32_t core)
 		/* A value the host should never write: not a live core. */
 		return TLB_RUN_OFFLINE;
 	}
+}
+
+enum tlb_core_run_state
+tlb_cr_state(const struct tlb_cr *cr, uint32_t core)
+{
+	enum tlb_core_run_state st = tlb_cr_host_state(cr, core);
+
+	/* A busy-polling thread says RUNNING even while the kernel has it
+	 * waiting on a run queue; only the kick agent, which watches the
+	 * scheduler, can tell. For the NIC side that core is not running:
+	 * a request steered there waits, so it is kicked (or avoided). */
+	if (st == TLB_RUN_RUNNING &&
+	    (tlb_cr_sched(cr, core) & TLB_CR_SCHED_OFF_CPU) != 0)
+		return TLB_RUN_PARKED;
+	return st;
 }
 
 void
@@ -656,6 +707,97 @@ tlb_cr_doorbell(const struct tlb_cr *cr, uint32_t core)
 	if (ctl == NULL)
 		return 0;
 	return __atomic_load_n(&ctl->doorbell, __ATOMIC_ACQUIRE);
+}
+
+void
+tlb_cr_set_tid(struct tlb_cr *cr, uint32_t core, uint32_t pid, uint32_t tid)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (ctl == NULL)
+		return;
+	/* One word, so that a reader never pairs one thread's tid with
+	 * another process's pid. */
+	__atomic_store_n(&ctl->thread, (uint64_t)pid << 32 | tid,
+			 __ATOMIC_RELEASE);
+}
+
+uint32_t
+tlb_cr_tid(const struct tlb_cr *cr, uint32_t core, uint32_t *pid)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+	uint64_t t = 0;
+
+	if (ctl != NULL)
+		t = __atomic_load_n(&ctl->thread, __ATOMIC_ACQUIRE);
+	if (pid != NULL)
+		*pid = (uint32_t)(t >> 32);
+	return (uint32_t)t;
+}
+
+uint32_t
+tlb_cr_records_posted(const struct tlb_cr *cr, uint32_t core)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (ctl == NULL)
+		return 0;
+	return __atomic_load_n(&ctl->prod_head, __ATOMIC_ACQUIRE);
+}
+
+void
+tlb_cr_set_sched(struct tlb_cr *cr, uint32_t core, uint32_t flags)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (ctl == NULL)
+		return;
+	__atomic_store_n(&ctl->sched, flags, __ATOMIC_RELEASE);
+}
+
+uint32_t
+tlb_cr_sched(const struct tlb_cr *cr, uint32_t core)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (ctl == NULL)
+		return 0;
+	return __atomic_load_n(&ctl->sched, __ATOMIC_ACQUIRE);
+}
+
+void
+tlb_cr_set_kick_stats(struct tlb_cr *cr, uint32_t core,
+		      const struct tlb_cr_kick_stats *ks)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (ctl == NULL || ks == NULL)
+		return;
+	/* Single writer (the agent); each counter is a word of its own, so
+	 * a reader may see them a moment apart but never torn. */
+	__atomic_store_n(&ctl->kick[0], ks->kicks_served, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->kick[1], ks->boosts, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->kick[2], ks->reverted_drain, __ATOMIC_RELAXED);
+	__atomic_store_n(&ctl->kick[3], ks->reverted_bound, __ATOMIC_RELAXED);
+}
+
+void
+tlb_cr_kick_stats(const struct tlb_cr *cr, uint32_t core,
+		  struct tlb_cr_kick_stats *out)
+{
+	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+
+	if (out == NULL)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (ctl == NULL)
+		return;
+	out->kicks_served = __atomic_load_n(&ctl->kick[0], __ATOMIC_RELAXED);
+	out->boosts = __atomic_load_n(&ctl->kick[1], __ATOMIC_RELAXED);
+	out->reverted_drain = __atomic_load_n(&ctl->kick[2],
+					      __ATOMIC_RELAXED);
+	out->reverted_bound = __atomic_load_n(&ctl->kick[3],
+					      __ATOMIC_RELAXED);
 }
 
 uint64_t
@@ -715,9 +857,20 @@ tlb_cr_detach(struct tlb_cr *cr)
 	if (cr == NULL)
 		return;
 	if (cr->side == CR_SIDE_HOST) {
+		for (uint32_t i = 0; i < cr->n_cores; i++) {
+			struct cr_slot_ctl *ctl = cr_slot_at(cr, i);
+
+			__atomic_store_n(&ctl->state, TLB_RUN_OFFLINE,
+					 __ATOMIC_RELEASE);
+			/* The threads are no longer ours to speak for. */
+			__atomic_store_n(&ctl->thread, 0, __ATOMIC_RELEASE);
+		}
+	} else if (cr->side == CR_SIDE_AGENT) {
+		/* Nobody watches the scheduler any more: an OFF_CPU left
+		 * behind would keep a core looking parked for good. */
 		for (uint32_t i = 0; i < cr->n_cores; i++)
-			__atomic_store_n(&cr_slot_at(cr, i)->state,
-					 TLB_RUN_OFFLINE, __ATOMIC_RELEASE);
+			__atomic_store_n(&cr_slot_at(cr, i)->sched, 0,
+					 __ATOMIC_RELEASE);
 	}
 	munmap(cr->base, cr->len);
 	free(cr);
