@@ -101,7 +101,7 @@ struct tlb_config {
 		char credit_ring[TLB_CR_NAME_MAX];   /* default "/turbolb-credits" */
 		uint32_t ring_size;                  /* power of 2; default 1024 */
 		uint32_t stale_timeout_us;           /* default 10000 */
-		char group[TLB_CFG_STR_MAX];         /* may read the ring; "" */
+		char group[TLB_CFG_STR_MAX];         /* may attach to the ring; "" */
 	} host;
 
 	struct {

@@ -106,10 +106,17 @@ size_t tlb_cr_region_size(uint32_t n_cores, uint32_t ring_size);
 /* ---- NIC side ---- */
 
 /* Creates (replacing any old one) the region `name` ("/turbolb-credits")
- * with the given mode (0600 unless a group is granted read). Returns 0, or
- * -1 with err filled. */
+ * with the given mode (0600, or 0660 for a group of host processes: they
+ * write credits, so read access alone is no use). Returns 0, or -1 with
+ * err filled. */
 int tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
 		  mode_t mode, struct tlb_cr **out, char *err, size_t errlen);
+
+/* The same, and the region's group becomes gid (fchown) before any host
+ * can see it; (gid_t)-1 keeps the creator's group. */
+int tlb_cr_create_group(const char *name, uint32_t n_cores,
+			uint32_t ring_size, mode_t mode, gid_t gid,
+			struct tlb_cr **out, char *err, size_t errlen);
 
 /* Drains at most max records of core's ring into out. Returns the count. */
 unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,

@@ -96,6 +96,13 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 uint64_t tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
 			    uint64_t work_ns);
 
+/* Takes back n dispatches carrying work_ns of charged work that never
+ * reached core i (its TX ring was full): sent and sent_work_ns go down,
+ * clamped like completions. Unlike tlb_lv_on_complete this is no progress
+ * of the host, so the liveness check does not see it as such. */
+void tlb_lv_on_unsent(struct tlb_load_view *lv, uint32_t i, uint64_t n,
+		      uint64_t work_ns);
+
 void tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online);
 void tlb_lv_set_running(struct tlb_load_view *lv, uint32_t i, bool running);
 

@@ -61,7 +61,9 @@ tsc_to_ns(const struct tlb_dp *dp, uint64_t tsc)
 }
 
 /* TX ring full: whatever was charged to a core never reaches it, so it is
- * no longer outstanding there. */
+ * no longer outstanding there. The dispatch is taken back rather than
+ * counted as a completion: a core whose ring is full completes nothing,
+ * and must go stale like any other core that makes no progress. */
 static void
 tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 {
@@ -72,8 +74,8 @@ tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 		uint32_t charged = *charge_of(pkts[i]);
 
 		if (port->core >= 0 && charged != 0)
-			tlb_lv_on_complete(dp->lv, (uint32_t)port->core, 1,
-					   charged - 1);
+			tlb_lv_on_unsent(dp->lv, (uint32_t)port->core, 1,
+					 charged - 1);
 		rte_pktmbuf_free(pkts[i]);
 	}
 	count(dp, port->drop, unsent);
@@ -351,6 +353,11 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 		if (unlikely(epoch != dp->host_epoch)) {
 			uint64_t stranded = 0;
 
+			/* What still sits in a TX buffer was charged under
+			 * the old epoch: out with it first (what a full ring
+			 * refuses is uncharged now), so that no request is
+			 * counted both stranded and dropped. */
+			tlb_dp_flush(dp);
 			for (uint32_t i = 0; i < dp->n_cores; i++)
 				stranded += tlb_lv_reset_core(dp->lv, i);
 			if (dp->host_epoch != 0 && dp->index == 0)

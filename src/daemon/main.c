@@ -6,6 +6,7 @@
  * a signal. Shutdown runs the same steps backwards.
  */
 #include <getopt.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,10 +195,25 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	if (tlb_ports_setup(cfg, &pool) != 0)
 		goto out;
 
-	mode_t mode = cfg->host.group[0] != '\0' ? 0640 : 0600;
-	if (tlb_cr_create(cfg->host.credit_ring, cfg->ports.n_targets,
-			  cfg->host.ring_size, mode, &cr, err,
-			  sizeof(err)) != 0) {
+	mode_t mode = 0600;
+	gid_t gid = (gid_t)-1;
+
+	if (cfg->host.group[0] != '\0') {
+		struct group *gr = getgrnam(cfg->host.group);
+
+		if (gr == NULL) {
+			TLB_LOG(ERR, main, "host.group '%s': no such group",
+				cfg->host.group);
+			goto out;
+		}
+		gid = gr->gr_gid;
+		/* Its host processes attach read-write: they post credits,
+		 * run states and heartbeats. */
+		mode = 0660;
+	}
+	if (tlb_cr_create_group(cfg->host.credit_ring, cfg->ports.n_targets,
+				cfg->host.ring_size, mode, gid, &cr, err,
+				sizeof(err)) != 0) {
 		TLB_LOG(ERR, main, "%s", err);
 		goto out;
 	}

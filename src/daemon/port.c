@@ -163,7 +163,7 @@ tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
 		return -1;
 
 	n_mbufs = pool_size(cfg);
-	*pool = rte_pktmbuf_pool_create("tlb_mbufs", n_mbufs, 256, 0,
+	*pool = rte_pktmbuf_pool_create(TLB_MBUF_POOL, n_mbufs, 256, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE,
 					(int)rte_socket_id());
 	if (*pool == NULL) {

@@ -11,6 +11,9 @@
 
 #include "turbolb/config.h"
 
+/* The daemon's one mbuf pool (telemetry looks it up by this name). */
+#define TLB_MBUF_POOL "tlb_mbufs"
+
 /* Resolves a DPDK device name (or a decimal port id) to a port id.
  * Returns 0, or -1 if there is no such port. */
 int tlb_port_lookup(const char *name, uint16_t *port_id);

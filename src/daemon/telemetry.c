@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_mempool.h>
 #include <rte_telemetry.h>
 
 #include "turbolb/credit_ring.h"
@@ -18,6 +19,7 @@
 #include "control.h"
 #include "dp.h"
 #include "log.h"
+#include "port.h"
 #include "telemetry.h"
 
 RTE_LOG_REGISTER(tlb_logtype_telemetry, turbolb.telemetry, INFO);
@@ -100,6 +102,15 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "drops", drops);
 	rte_tel_data_add_dict_u64(d, "fifo_depth", fifo);
 	rte_tel_data_add_dict_u64(d, "loops", loops);
+	/* DPDK 22.11's /mempool/info has no in-use count. Exact when the
+	 * datapath is idle; while it runs, lcore caches change under us. */
+	struct rte_mempool *mp = rte_mempool_lookup(TLB_MBUF_POOL);
+
+	if (mp != NULL) {
+		rte_tel_data_add_dict_u64(d, "mbufs_in_use",
+					  rte_mempool_in_use_count(mp));
+		rte_tel_data_add_dict_u64(d, "mbufs_total", mp->size);
+	}
 	sum_kick_stats(&ks);
 	rte_tel_data_add_dict_u64(d, "kicks_served", ks.kicks_served);
 	rte_tel_data_add_dict_u64(d, "kick_boosts", ks.boosts);

@@ -298,6 +298,15 @@ int
 tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
 	      mode_t mode, struct tlb_cr **out, char *err, size_t errlen)
 {
+	return tlb_cr_create_group(name, n_cores, ring_size, mode, (gid_t)-1,
+				   out, err, errlen);
+}
+
+int
+tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
+		    mode_t mode, gid_t gid, struct tlb_cr **out, char *err,
+		    size_t errlen)
+{
 	struct tlb_cr_header *h;
 	struct tlb_cr *cr;
 	struct stat st;
@@ -356,6 +365,12 @@ tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
 	if (fchmod(fd, mode) < 0) {
 		cr_err(err, errlen, "credit ring %s: fchmod 0%o: %s", name,
 		       (unsigned int)mode, strerror(errno));
+		goto fail_close;
+	}
+	/* Before the size is set: no host can attach to it yet. */
+	if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid) < 0) {
+		cr_err(err, errlen, "credit ring %s: fchown to group %u: %s",
+		       name, (unsigned int)gid, strerror(errno));
 		goto fail_close;
 	}
 	if (ftruncate(fd, (off_t)size) < 0) {

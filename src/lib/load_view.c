@@ -38,6 +38,22 @@ tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
 }
 
 void
+tlb_lv_on_unsent(struct tlb_load_view *lv, uint32_t i, uint64_t n,
+		 uint64_t work_ns)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint64_t out = c->sent - c->completed;
+	uint64_t out_work = c->sent_work_ns - c->completed_work_ns;
+
+	if (n > out)
+		n = out;
+	if (work_ns > out_work)
+		work_ns = out_work;
+	tlb_lv_store_u64(&c->sent, c->sent - n);
+	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns - work_ns);
+}
+
+void
 tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online)
 {
 	__atomic_store_n(&lv->core[i].online, online, __ATOMIC_RELAXED);

@@ -640,6 +640,56 @@ test_policy_switch_at_loop_boundary(void **state)
 	assert_int_equal(dp.fifo.limit, 64);
 }
 
+/* A request still in a TX buffer when the host epoch changes, whose ring
+ * then refuses it: it is counted once, stranded or dropped, never both. */
+static void
+test_restart_with_buffered_request(void **state)
+{
+	static int fill_marker;
+	const char *name = "/tlb-test-dp-buffered";
+	struct tlb_cr *nic, *host;
+	char err[256];
+	unsigned int n_fill[N_CORES];
+	void *x;
+
+	(void)state;
+	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
+				       sizeof(err)), 0);
+	start("jsq", 2, TLB_CREDITS_INBAND, nic);
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	pump();
+	/* Every target's ring full (of markers, taken out below). */
+	for (int c = 0; c < N_CORES; c++) {
+		n_fill[c] = 0;
+		while (rte_ring_enqueue(tgt[c].tx[0], &fill_marker) == 0)
+			n_fill[c]++;
+	}
+	send_request(38000, 0);
+	/* The host restarts while the request sits in a TX buffer. */
+	tlb_cr_detach(host);
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	dp.last_flush_tsc = rte_rdtsc();
+	dp.last_housekeeping_tsc = 0;
+	tlb_dp_poll(&dp);
+	pump();
+	printf("messages %lu stranded %lu drop_tx_full %lu host_restarts %lu\n",
+	       (unsigned long)counter(TLB_DP_messages),
+	       (unsigned long)counter(TLB_DP_stranded),
+	       (unsigned long)counter(TLB_DP_drop_tx_full),
+	       (unsigned long)counter(TLB_DP_host_restarts));
+	for (int c = 0; c < N_CORES; c++)
+		for (unsigned int i = 0; i < n_fill[c]; i++)
+			assert_int_equal(rte_ring_dequeue(tgt[c].tx[0], &x), 0);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+	dp.cr = NULL;
+	assert_int_equal(counter(TLB_DP_messages), 1);
+	assert_int_equal(counter(TLB_DP_host_restarts), 1);
+	assert_int_equal(counter(TLB_DP_stranded) +
+			 counter(TLB_DP_drop_tx_full), 1);
+}
+
 int
 main(void)
 {
@@ -661,6 +711,8 @@ main(void)
 		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
+		cmocka_unit_test_teardown(test_restart_with_buffered_request,
+					  teardown_dp),
 	};
 
 	return cmocka_run_group_tests_name("datapath_ring", tests, group_setup,
