@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The dispatch-cost benchmark (docs/performance.md): turbolbd's request path
+# (the real tlb_dp_poll) on one lcore over net_ring ports, next to
+# dpdk-testpmd io/macswap and the benchmark's own io/macswap loops on the
+# same rings; instructions per packet under callgrind; how both grow with
+# host cores and dispatcher lcores. Prints tables, writes
+# results/bench-dispatch.json and results/bench-dispatch.csv.
+#
+#   scripts/bench-dispatch.sh              the full run (a few minutes)
+#   scripts/bench-dispatch.sh --smoke      seconds: checks that it all works
+#
+# Options: --reps N (5), --packets N (2000000), --out DIR (results),
+# --no-testpmd, --no-callgrind, --no-sweep, --testpmd-seconds S (3).
+# BUILD=DIR picks the build directory (default build/). No speed is
+# asserted anywhere: numbers are reported, never judged.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top/build}
+out=$top/results
+reps=5
+packets=2000000
+smoke=0
+do_testpmd=1
+do_callgrind=1
+do_sweep=1
+tp_secs=3
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--smoke) smoke=1 ;;
+	--reps) reps=$2; shift ;;
+	--packets) packets=$2; shift ;;
+	--out) out=$2; shift ;;
+	--no-testpmd) do_testpmd=0 ;;
+	--no-callgrind) do_callgrind=0 ;;
+	--no-sweep) do_sweep=0 ;;
+	--testpmd-seconds) tp_secs=$2; shift ;;
+	-h|--help) sed -n 3,17p "$0"; exit 0 ;;
+	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+bench=$build/src/bench/turbolb-bench
+if [ ! -x "$bench" ]; then
+	if [ -f "$build/build.ninja" ]; then
+		ninja -C "$build" src/bench/turbolb-bench >/dev/null
+	else
+		echo "bench-dispatch: no $bench; build first:" >&2
+		echo "  meson setup build && ninja -C build" >&2
+		exit 2
+	fi
+fi
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/bench-dispatch.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n==> %s\n' "$*"; }
+
+if [ $smoke = 1 ]; then
+	reps=1
+	do_callgrind=0
+	do_sweep=0
+	tp_secs=1
+	step "turbolb-bench --smoke"
+	"$bench" --smoke --json "$work/main.json"
+else
+	step "turbolbd request path and forwarding baselines: 16 host cores, 1 dispatcher, $reps reps"
+	"$bench" --cores 16 --dispatchers 1 --reps "$reps" --packets "$packets" \
+		--json "$work/main.json"
+fi
+
+if [ $do_sweep = 1 ]; then
+	step "host cores 2/8/16/64 x dispatchers 1/2 (rr, jsq, jlq)"
+	"$bench" --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
+		--modes request --no-baselines --reps 3 \
+		--packets $((packets / 2)) --json "$work/sweep.json"
+fi
+
+# ---- dpdk-testpmd on net_ring: two loopback ports (what a port sends it
+# receives), the same number of packets in flight as turbolb-bench
+# (tx_first bursts of 32 on each port), one forwarding lcore on the same
+# CPU as the benchmark's dispatcher. Non-interactive: commands on stdin.
+tp_run() { # mode vdev-kind rep -> one JSON object on stdout
+	local mode=$1 kind=$2 rep=$3
+	local log=$work/tp-$mode-$kind-$rep.log fifo=$work/tp.fifo
+	local vdevs bursts=16 pid tid hz
+	if [ "$kind" = ring ]; then
+		vdevs="--vdev net_ring0 --vdev net_ring1"
+	else
+		vdevs="--vdev net_null0 --vdev net_null1"
+		bursts=1
+	fi
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	# shellcheck disable=SC2086
+	dpdk-testpmd --no-huge -m 512 --no-pci --no-shconf \
+		--file-prefix "bench-tp-$$" -l 0,1 $vdevs \
+		--log-level='lib.*:error' -- -i --forward-mode="$mode" \
+		--nb-cores=1 --total-num-mbufs=16384 <"$fifo" >"$log" 2>&1 &
+	pid=$!
+	exec 3>"$fifo"
+	for _ in $(seq 300); do
+		grep -q 'testpmd>' "$log" 2>/dev/null && break
+		sleep 0.1
+	done
+	# net_null makes packets itself: tx_first only starts the ring ones
+	if [ "$kind" = ring ]; then
+		echo "start tx_first $bursts" >&3
+	else
+		echo "start" >&3
+	fi
+	sleep 1
+	echo "show port stats all" >&3
+	sleep "$tp_secs"
+	echo "show port stats all" >&3
+	sleep 0.3
+	# The forwarding thread's CPU time so far: it blocks until "start",
+	# so this is its forwarding time, whatever else this machine runs.
+	tid=$(grep -l '^rte-worker-1$' "/proc/$pid"/task/*/comm 2>/dev/null |
+		head -1 | cut -d/ -f5 || true)
+	local cpu_ticks=0
+	[ -n "$tid" ] && cpu_ticks=$(awk '{print $14 + $15}' \
+		"/proc/$pid/task/$tid/stat" 2>/dev/null || echo 0)
+	echo "stop" >&3
+	echo "quit" >&3
+	exec 3>&-
+	wait "$pid" || true
+	hz=$(getconf CLK_TCK)
+	python3 - "$log" "$mode" "$kind" "$rep" "$cpu_ticks" "$hz" <<'PY'
+import json, re, sys
+log, mode, kind, rep, ticks, hz = sys.argv[1:]
+text = open(log, errors="replace").read()
+# "show port stats all" prints one NIC block per port with Rx-pps since
+# the previous show: the last show covers the measured seconds (wall).
+# "stop" prints the packets forwarded since "start" (per CPU time).
+blocks = re.findall(r"NIC statistics for port \d+.*?Rx-pps:\s+(\d+)", text, re.S)
+acc = re.search(r"Accumulated forward statistics for all ports.*?RX-packets:\s+(\d+)",
+                text, re.S)
+res = {"kind": "testpmd", "mode": mode, "ports": kind, "rep": int(rep)}
+cpu_s = int(ticks) / int(hz)
+if len(blocks) >= 4 and acc and cpu_s >= 0.2:
+    res["mpps"] = sum(int(x) for x in blocks[-2:]) / 1e6
+    res["cpu_mpps"] = int(acc.group(1)) / cpu_s / 1e6
+    res["cpu_s"] = cpu_s
+else:
+    res["error"] = "no usable statistics (cpu %.2f s)" % cpu_s
+print(json.dumps(res))
+PY
+}
+
+: >"$work/testpmd.jsonl"
+if [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/null; then
+	step "dpdk-testpmd io/macswap on net_ring (and net_null), ${tp_secs}s x $reps"
+	for kind in ring null; do
+		n=$reps
+		# net_null (packets made and freed by the PMD) is for reference
+		[ $kind = null ] && [ "$n" -gt 3 ] && n=3
+		for mode in macswap io; do
+			for r in $(seq "$n"); do
+				tp_run "$mode" "$kind" "$r" | tee -a "$work/testpmd.jsonl"
+			done
+			[ $smoke = 1 ] && break
+		done
+		[ $smoke = 1 ] && break
+	done
+elif [ $do_testpmd = 1 ]; then
+	echo "(dpdk-testpmd not installed: skipped)"
+fi
+
+if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
+	step "callgrind: instructions per packet (tlb_dp_poll and the forwarding loops only)"
+	mkdir -p "$work/cg" "$out/callgrind"
+	rm -f "$out"/callgrind/cg.out*
+	cg() { # name bench-args...
+		local name=$1
+		shift
+		valgrind --tool=callgrind --collect-atstart=no \
+			--toggle-collect=tlb_dp_poll --toggle-collect=bench_fwd_poll \
+			--callgrind-out-file="$out/callgrind/cg.$name" \
+			"$bench" --callgrind --tx-flush-us 10000 \
+			--json "$work/cg-$name.json" "$@" >"$work/cg-$name.log" 2>&1 ||
+			{ tail -20 "$work/cg-$name.log"; exit 1; }
+	}
+	# Under callgrind the datapath runs ~50x slower: tx_flush_us 10000
+	# keeps the timer-driven flush and housekeeping as rare per packet
+	# as 100 us are at full speed.
+	cg main --cores 16 --dispatchers 1 --packets 50000
+	[ $do_sweep = 1 ] &&
+		cg sweep --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
+			--modes request --no-baselines --packets 30000
+	for p in rr jsq jlq rss; do
+		f=$(grep -l "Client Request: c16d1/request/$p\$" "$out"/callgrind/cg.main.* | head -1)
+		[ -n "$f" ] && callgrind_annotate --threshold=100 "$f" \
+			>"$out/callgrind/annotate-c16-request-$p.txt" 2>/dev/null
+	done
+elif [ $do_callgrind = 1 ]; then
+	echo "(valgrind not installed: no instruction counts)"
+fi
+
+step "results"
+python3 - "$work" "$out" "$top" <<'PY'
+import glob, json, os, re, statistics, subprocess, sys, time
+work, out, top = sys.argv[1:]
+
+def load(name):
+    p = os.path.join(work, name)
+    return json.load(open(p)) if os.path.exists(p) else None
+
+main, sweep = load("main.json"), load("sweep.json")
+tp = [json.loads(l) for l in open(os.path.join(work, "testpmd.jsonl")) if l.strip()]
+
+# callgrind: one dump per measured window, named by the window's label
+cg = {}
+for name in ("main", "sweep"):
+    meta = load("cg-%s.json" % name)
+    if not meta:
+        continue
+    pk = {r["label"]: r["packets"] for r in meta["results"]}
+    for f in glob.glob(os.path.join(out, "callgrind", "cg.%s.*" % name)):
+        t = open(f).read()
+        m = re.search(r"Client Request: (\S+)", t)
+        s = re.search(r"^summary: (\d+)", t, re.M)
+        if m and s and m.group(1) in pk and pk[m.group(1)]:
+            cg[m.group(1)] = int(s.group(1)) / pk[m.group(1)]
+
+def tp_median(mode, ports, key):
+    v = [r[key] for r in tp if r["mode"] == mode and r["ports"] == ports
+         and r.get(key)]
+    return statistics.median(v) if v else None
+
+rows = []
+for run, src in (("main", main), ("sweep", sweep)):
+    for r in (src or {}).get("results", []):
+        r = dict(r, run=run)
+        r["ir_per_pkt"] = cg.get(r["label"])
+        rows.append(r)
+for label, ir in cg.items():  # windows only measured under callgrind
+    if not any(r["label"] == label for r in rows):
+        c, mode, what = label.split("/")
+        m = re.match(r"c(\d+)d(\d+)(copy)?", c)
+        rows.append({"label": label, "run": "callgrind",
+                     "kind": what if what in ("io", "macswap") else "turbolbd",
+                     "policy": None if what in ("io", "macswap") else what, "mode": mode,
+                     "cores": int(m.group(1)), "dispatchers": int(m.group(2)),
+                     "topology": "copy" if m.group(3) else "direct",
+                     "median_mpps": None, "median_cpu_mpps": None, "ir_per_pkt": ir})
+
+tp_ms = {k: tp_median("macswap", "ring", k) for k in ("mpps", "cpu_mpps")}
+def ratio(a, b):
+    return round(a / b, 3) if a and b else None
+for r in rows:
+    if r["kind"] == "turbolbd":
+        r["ratio_testpmd_macswap_cpu"] = ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"])
+        r["ratio_testpmd_macswap_wall"] = ratio(r.get("median_mpps"), tp_ms["mpps"])
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+    except Exception:
+        return ""
+machine = {
+    "cpus": os.cpu_count(),
+    "cpu_model": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
+    "loadavg": open("/proc/loadavg").read().split()[:3],
+    "kernel": sh("uname -r"),
+    "dpdk": sh("pkg-config --modversion libdpdk"),
+    "commit": sh("git -C '%s' rev-parse --short HEAD 2>/dev/null" % top),
+    "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+}
+doc = {"machine": machine, "bench": {k: v for k, v in (main or {}).items() if k != "results"},
+       "results": rows, "testpmd": tp,
+       "testpmd_median": {"%s/%s" % (m, p): {k: tp_median(m, p, k) for k in ("mpps", "cpu_mpps")}
+                          for m in ("macswap", "io") for p in ("ring", "null")},
+       "note": "Mpps: wall clock; cpu_mpps: per second of the forwarding thread's CPU time "
+               "(this machine is shared). ir_per_pkt: callgrind instructions in tlb_dp_poll "
+               "(or bench_fwd_poll) per uplink packet, the stable number."}
+json.dump(doc, open(os.path.join(out, "bench-dispatch.json"), "w"), indent=1)
+cols = ["label", "run", "kind", "policy", "mode", "cores", "dispatchers", "topology",
+        "median_mpps", "median_cpu_mpps", "ir_per_pkt", "ratio_testpmd_macswap_cpu"]
+with open(os.path.join(out, "bench-dispatch.csv"), "w") as f:
+    f.write(",".join(cols) + "\n")
+    for r in rows:
+        f.write(",".join("" if r.get(c) is None else str(r.get(c)) for c in cols) + "\n")
+    for r in tp:
+        f.write("testpmd/%s/%s/%d,testpmd,testpmd,,%s,,,%s,%s,%s,,\n" % (
+            r["ports"], r["mode"], r["rep"], r["mode"], r["ports"],
+            r.get("mpps", ""), r.get("cpu_mpps", "")))
+
+def f(v, fmt="%8.2f"):
+    return fmt % v if v is not None else "%8s" % "-"
+print("machine: %d CPUs (%s), load average %s, DPDK %s; Mpps are noisy here, "
+      "instructions/packet are not" % (machine["cpus"], machine["cpu_model"],
+                                       " ".join(machine["loadavg"]), machine["dpdk"]))
+print("\nMpps: wall clock; Mpps/CPU: per second of the forwarding thread's CPU time;")
+print("x tp-ms / x b-ms: Mpps/CPU over dpdk-testpmd macswap (net_ring) / the bench's macswap")
+print("%-34s %8s %8s %8s %8s %8s" % ("16 host cores, 1 dispatcher", "Mpps", "Mpps/CPU", "Ir/pkt",
+                                     "x tp-ms", "x b-ms"))
+for m in ("macswap", "io"):
+    for p in ("ring", "null"):
+        print("%-34s %s %s %8s %8s %8s" % ("dpdk-testpmd %s (net_%s)" % (m, p),
+              f(tp_median(m, p, "mpps")), f(tp_median(m, p, "cpu_mpps")), "-", "-", "-"))
+# The main run's own rows (the sweep repeats some labels).
+main_rows = [dict(x, ir_per_pkt=cg.get(x["label"])) for x in (main or {}).get("results", [])]
+bench_ms = next((x["median_cpu_mpps"] for x in main_rows
+                 if x["label"] == "c16d1/request/macswap"), None)
+for r in main_rows:
+    if r["kind"] != "turbolbd":
+        name = "bench %s (same rings)" % r["kind"]
+    else:
+        name = "turbolbd %s %s%s" % (r["policy"], r["mode"],
+                                     " (copy)" if r["topology"] == "copy" else "")
+    tb = r["kind"] == "turbolbd"
+    print("%-34s %s %s %s %s %s" % (name, f(r.get("median_mpps")), f(r.get("median_cpu_mpps")),
+          f(r.get("ir_per_pkt"), "%8.0f"),
+          f(ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"]) if tb else None, "%8.3f"),
+          f(ratio(r.get("median_cpu_mpps"), bench_ms) if tb else None, "%8.3f")))
+if cg:
+    print("\ninstructions per packet (callgrind), request mode, by host cores:")
+    print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
+    for p in ("rr", "jsq", "jlq"):
+        line = "%-12s" % p
+        for d in (1, 2):
+            for c in (2, 8, 16, 64):
+                line += f(cg.get("c%dd%d/request/%s" % (c, d, p)), "%9.0f")
+        print(line)
+if sweep:
+    print("\nMpps per CPU-second, request mode (D=2: aggregate of both dispatchers):")
+    print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
+    sw = {r["label"]: r for r in sweep["results"]}
+    for p in ("rr", "jsq", "jlq"):
+        line = "%-12s" % p
+        for d in (1, 2):
+            for c in (2, 8, 16, 64):
+                r = sw.get("c%dd%d/request/%s" % (c, d, p))
+                line += f(r["median_cpu_mpps"] if r else None, "%9.2f")
+        print(line)
+print("\nwritten: %s/bench-dispatch.json, %s/bench-dispatch.csv" % (out, out))
+PY

@@ -1,0 +1,946 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb-bench: how many requests per second one dispatcher lcore of
+ * turbolbd steers, measured on the real tlb_dp_poll() over net_ring ports,
+ * next to testpmd-like io and macswap forwarding over the very same rings.
+ * See docs/performance.md; scripts/bench-dispatch.sh runs the whole set
+ * (with dpdk-testpmd and callgrind) and writes results/bench-dispatch.json.
+ *
+ * It sets up its own EAL (no hugepages, no PCI, no shared config), so it
+ * runs unchanged under valgrind. With --callgrind every measured window is
+ * bracketed by CALLGRIND_ZERO_STATS / CALLGRIND_DUMP_STATS_AT(label):
+ * under --toggle-collect=tlb_dp_poll each dump holds exactly the
+ * instructions the datapath spent on that window's packets.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ether.h>
+#include <rte_ip.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <rte_prefetch.h>
+
+#ifdef TLB_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_ZERO_STATS do { } while (0)
+#define CALLGRIND_DUMP_STATS_AT(s) do { (void)(s); } while (0)
+#endif
+
+#include "turbolb/policy.h"
+#include "bench.h"
+
+#define MAX_LIST 8
+#define FWD_MAX_BURST 512
+
+enum fwd_kind { FWD_NONE = 0, FWD_IO = 1, FWD_MACSWAP = 2 };
+static const char *const fwd_names[] = { "turbolbd", "io", "macswap" };
+static const char *const mode_names[] = { "request", "reqresp" };
+
+struct opts {
+	const char *policies[MAX_LIST];
+	unsigned int n_policies;
+	unsigned int cores[MAX_LIST], n_cores;
+	unsigned int dps[MAX_LIST], n_dps;
+	bool mode[2];
+	uint64_t packets;
+	uint64_t warmup;
+	unsigned int reps;
+	unsigned int preload;
+	unsigned int flows;
+	unsigned int burst;
+	unsigned int tx_flush_us;
+	unsigned int fifo;
+	unsigned int jbsq_k;
+	unsigned int qpp;
+	bool baselines;
+	bool verify;
+	bool smoke;
+	bool callgrind;
+	bool huge;
+	unsigned int memory_mb;
+	const char *json;
+	int cpus[BENCH_MAX_DPS + 1];
+	unsigned int n_cpus;
+	char **eal_extra;
+	int n_eal_extra;
+};
+
+/* One line of results: a policy (or a forwarding baseline) in a world. */
+struct result {
+	char label[64];
+	int fwd;
+	const char *policy;
+	enum bench_mode mode;
+	unsigned int cores, dps, preload;
+	bool copy;
+	double mpps[64];     /* wall clock */
+	double cpu_mpps[64]; /* per second of the dispatchers' CPU time */
+	unsigned int n;
+	uint64_t pkts;       /* measured packets of the last repetition */
+	double pkts_per_poll;
+	uint64_t held, released;
+	double median, cpu_median;
+};
+
+static struct opts o;
+static struct result *results;
+static unsigned int n_results, cap_results;
+static struct bench_run run; /* one at a time; large */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: turbolb-bench [options] [-- extra EAL arguments]\n"
+"  --policies LIST      rss,rr,random,pod,jsq,jlq,jbsq (default: all)\n"
+"  --modes LIST         request,reqresp (default: both)\n"
+"                       request: requests only, no responses (jbsq skipped:\n"
+"                       it needs completions); reqresp: the benchmark answers\n"
+"                       every request, the datapath also runs the response path\n"
+"  --cores LIST         host cores (targets), e.g. 2,8,16,64 (default 16)\n"
+"  --dispatchers LIST   dispatcher lcores, e.g. 1,2 (default 1)\n"
+"  --packets N          uplink packets per measurement (default 2000000)\n"
+"  --warmup N           packets before measuring (default packets/10)\n"
+"  --reps N             repetitions, the median is reported (default 5)\n"
+"  --preload N          requests in flight per dispatcher (default: max(1024,\n"
+"                       burst * (cores/dispatchers + 4)))\n"
+"  --flows N            client flows (default 1024)\n"
+"  --burst N            datapath.burst (default 32)\n"
+"  --tx-flush-us N      datapath.tx_flush_us (default 100)\n"
+"  --fifo N             fifo.capacity (default 4096)\n"
+"  --jbsq-k N           policy.k for jbsq (default 2)\n"
+"  --queues-per-port N  target queues per net_ring port, 1..16 (default 4)\n"
+"  --no-baselines       skip the io/macswap forwarding loops\n"
+"  --verify             also run copy worlds that check every frame\n"
+"  --smoke              tiny check that everything works (fails on any drop\n"
+"                       or misroute), 1 and 2 dispatchers; no speed is asserted\n"
+"  --callgrind          one repetition, windows marked for callgrind dumps\n"
+"  --json FILE          write the results as JSON\n"
+"  --cpus LIST          CPUs for the main lcore, then the dispatchers\n"
+"  --huge               use hugepages (default --no-huge)\n"
+"  --memory MB          EAL -m (default 512)\n");
+}
+
+static int
+parse_uint(const char *s, unsigned long long max, unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v > max) {
+		fprintf(stderr, "turbolb-bench: bad number '%s'\n", s);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+parse_ulist(const char *s, unsigned int *out, unsigned int *n,
+	    unsigned int lo, unsigned int hi)
+{
+	char buf[256], *save = NULL, *tok;
+	unsigned long long v;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == MAX_LIST || parse_uint(tok, hi, &v) != 0 || v < lo) {
+			fprintf(stderr, "turbolb-bench: bad list '%s'\n", s);
+			return -1;
+		}
+		out[(*n)++] = (unsigned int)v;
+	}
+	return *n ? 0 : -1;
+}
+
+static int
+parse_policies(char *s)
+{
+	char *save = NULL, *tok;
+
+	o.n_policies = 0;
+	for (tok = strtok_r(s, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (tlb_policy_find(tok) == NULL || o.n_policies == MAX_LIST) {
+			fprintf(stderr, "turbolb-bench: bad policy '%s'\n", tok);
+			return -1;
+		}
+		o.policies[o.n_policies++] = tok;
+	}
+	return o.n_policies ? 0 : -1;
+}
+
+static int
+parse_modes(char *s)
+{
+	char *save = NULL, *tok;
+
+	o.mode[0] = o.mode[1] = false;
+	for (tok = strtok_r(s, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (strcmp(tok, "request") == 0) {
+			o.mode[BENCH_REQUEST] = true;
+		} else if (strcmp(tok, "reqresp") == 0) {
+			o.mode[BENCH_REQRESP] = true;
+		} else {
+			fprintf(stderr, "turbolb-bench: bad mode '%s'\n", tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv)
+{
+	enum { O_POL = 256, O_MODES, O_CORES, O_DPS, O_PKTS, O_WARM, O_REPS,
+	       O_PRE, O_FLOWS, O_BURST, O_FLUSH, O_FIFO, O_K, O_QPP, O_NOBASE,
+	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM };
+	static const struct option longopts[] = {
+		{ "policies", required_argument, NULL, O_POL },
+		{ "modes", required_argument, NULL, O_MODES },
+		{ "cores", required_argument, NULL, O_CORES },
+		{ "dispatchers", required_argument, NULL, O_DPS },
+		{ "packets", required_argument, NULL, O_PKTS },
+		{ "warmup", required_argument, NULL, O_WARM },
+		{ "reps", required_argument, NULL, O_REPS },
+		{ "preload", required_argument, NULL, O_PRE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "burst", required_argument, NULL, O_BURST },
+		{ "tx-flush-us", required_argument, NULL, O_FLUSH },
+		{ "fifo", required_argument, NULL, O_FIFO },
+		{ "jbsq-k", required_argument, NULL, O_K },
+		{ "queues-per-port", required_argument, NULL, O_QPP },
+		{ "no-baselines", no_argument, NULL, O_NOBASE },
+		{ "verify", no_argument, NULL, O_VERIFY },
+		{ "smoke", no_argument, NULL, O_SMOKE },
+		{ "callgrind", no_argument, NULL, O_CG },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "cpus", required_argument, NULL, O_CPUS },
+		{ "huge", no_argument, NULL, O_HUGE },
+		{ "memory", required_argument, NULL, O_MEM },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static char all[] = "rss,rr,random,pod,jsq,jlq,jbsq";
+	unsigned int cpus[MAX_LIST];
+	unsigned long long v;
+	bool warm_set = false, dps_set = false;
+	int opt;
+
+	parse_policies(all);
+	o.cores[0] = 16;
+	o.n_cores = 1;
+	o.dps[0] = 1;
+	o.n_dps = 1;
+	o.mode[0] = o.mode[1] = true;
+	o.packets = 2000000;
+	o.reps = 5;
+	o.flows = 1024;
+	o.burst = 32;
+	o.tx_flush_us = 100;
+	o.fifo = 4096;
+	o.jbsq_k = 2;
+	o.qpp = 4;
+	o.baselines = true;
+	o.memory_mb = 512;
+
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case O_POL:
+			if (parse_policies(optarg) != 0)
+				return -1;
+			break;
+		case O_MODES:
+			if (parse_modes(optarg) != 0)
+				return -1;
+			break;
+		case O_CORES:
+			if (parse_ulist(optarg, o.cores, &o.n_cores, 1,
+					TLB_MAX_CORES) != 0)
+				return -1;
+			break;
+		case O_DPS:
+			if (parse_ulist(optarg, o.dps, &o.n_dps, 1,
+					BENCH_MAX_DPS) != 0)
+				return -1;
+			dps_set = true;
+			break;
+		case O_CPUS:
+			if (parse_ulist(optarg, cpus, &o.n_cpus, 0,
+					CPU_SETSIZE - 1) != 0)
+				return -1;
+			for (unsigned int i = 0; i < o.n_cpus; i++)
+				o.cpus[i] = (int)cpus[i];
+			break;
+		case O_NOBASE:
+			o.baselines = false;
+			break;
+		case O_VERIFY:
+			o.verify = true;
+			break;
+		case O_SMOKE:
+			o.smoke = true;
+			break;
+		case O_CG:
+			o.callgrind = true;
+			break;
+		case O_HUGE:
+			o.huge = true;
+			break;
+		case O_JSON:
+			o.json = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			if (opt < O_PKTS || opt > O_MEM) {
+				usage(stderr);
+				return -1;
+			}
+			if (parse_uint(optarg, UINT64_MAX / 4, &v) != 0)
+				return -1;
+			switch (opt) {
+			case O_PKTS:
+				o.packets = v;
+				break;
+			case O_WARM:
+				o.warmup = v;
+				warm_set = true;
+				break;
+			case O_REPS:
+				o.reps = (unsigned int)RTE_MIN(v, 64ULL);
+				break;
+			case O_PRE:
+				o.preload = (unsigned int)v;
+				break;
+			case O_FLOWS:
+				o.flows = (unsigned int)v;
+				break;
+			case O_BURST:
+				o.burst = (unsigned int)v;
+				break;
+			case O_FLUSH:
+				o.tx_flush_us = (unsigned int)v;
+				break;
+			case O_FIFO:
+				o.fifo = (unsigned int)v;
+				break;
+			case O_K:
+				o.jbsq_k = (unsigned int)v;
+				break;
+			case O_QPP:
+				o.qpp = (unsigned int)v;
+				break;
+			case O_MEM:
+				o.memory_mb = (unsigned int)v;
+				break;
+			default:
+				break;
+			}
+			break;
+		}
+	}
+	if (optind < argc) {
+		o.eal_extra = argv + optind;
+		o.n_eal_extra = argc - optind;
+	}
+	if (o.smoke) {
+		o.packets = 20000;
+		o.reps = 1;
+		o.verify = true;
+		/* Two dispatchers too: the partitioning is checked frame by
+		 * frame (each core reached only from its own dispatcher). */
+		if (!dps_set) {
+			o.dps[0] = 1;
+			o.dps[1] = 2;
+			o.n_dps = 2;
+		}
+		if (!warm_set)
+			o.warmup = 2000;
+	}
+	if (o.callgrind)
+		o.reps = 1;
+	if (!warm_set && !o.smoke)
+		o.warmup = RTE_MAX(o.packets / 10, 1000ULL);
+	if (o.reps == 0 || o.packets == 0 || o.burst == 0 ||
+	    o.burst > FWD_MAX_BURST || o.flows == 0 || o.flows > 60000 ||
+	    o.qpp == 0 || o.qpp > 16) {
+		fprintf(stderr, "turbolb-bench: bad option value (reps, "
+			"packets, burst 1..512, flows 1..60000, "
+			"queues-per-port 1..16)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the measured loops ---- */
+
+static void
+barrier(struct bench_run *r)
+{
+	uint32_t n = r->w->n_dps;
+	uint32_t gen = __atomic_load_n(&r->bar_gen, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&r->bar_count, 1, __ATOMIC_ACQ_REL) == n) {
+		__atomic_store_n(&r->bar_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->bar_gen, gen + 1, __ATOMIC_RELEASE);
+		return;
+	}
+	while (__atomic_load_n(&r->bar_gen, __ATOMIC_ACQUIRE) == gen)
+		rte_pause();
+}
+
+/* testpmd's macswap, on our ports: swap the MAC addresses and set the
+ * offload fields it sets, so the same cache lines are written. */
+static inline void
+macswap(struct rte_mbuf *m)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ether_addr a = eth->dst_addr;
+
+	eth->dst_addr = eth->src_addr;
+	eth->src_addr = a;
+	m->ol_flags &= RTE_MBUF_F_INDIRECT | RTE_MBUF_F_EXTERNAL;
+	m->l2_len = sizeof(struct rte_ether_hdr);
+	m->l3_len = sizeof(struct rte_ipv4_hdr);
+}
+
+/* One iteration of a forwarding baseline: one RX burst from the uplink,
+ * one TX burst to the next target queue of this dispatcher. Not inlined:
+ * callgrind collects it by name (--toggle-collect=bench_fwd_poll). */
+__rte_noinline unsigned int bench_fwd_poll(struct bench_run *r,
+					   unsigned int d);
+__rte_noinline unsigned int
+bench_fwd_poll(struct bench_run *r, unsigned int d)
+{
+	struct bench_world *w = r->w;
+	struct rte_mbuf *pkts[FWD_MAX_BURST];
+	unsigned int t = r->fwd_next[d];
+	unsigned int core = d + t * w->n_dps;
+	uint16_t n, sent;
+
+	n = rte_eth_rx_burst(w->up_port, (uint16_t)d, pkts,
+			     (uint16_t)w->burst);
+	if (unlikely(n == 0))
+		return 0;
+	if (r->fwd == FWD_MACSWAP) {
+		for (uint16_t i = 0; i < n; i++) {
+			if (likely(i + 1 < n))
+				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1],
+							       void *));
+			macswap(pkts[i]);
+		}
+	}
+	sent = rte_eth_tx_burst(w->t_port[core], w->t_queue[core], pkts, n);
+	if (unlikely(sent < n))
+		rte_pktmbuf_free_bulk(pkts + sent, n - sent); /* fails the check */
+	core += w->n_dps;
+	r->fwd_next[d] = core < w->n_cores ? t + 1 : 0;
+	r->fwd_rx[d] += n;
+	return n;
+}
+
+struct job {
+	struct bench_run *r;
+	unsigned int d;
+};
+
+static inline uint64_t
+uplink_rx(const struct bench_run *r, unsigned int d)
+{
+	if (r->fwd != FWD_NONE)
+		return r->fwd_rx[d];
+	return r->w->dp[d].stats.c[TLB_DP_rx_uplink];
+}
+
+static inline void
+iterate(struct bench_run *r, unsigned int d, bool host)
+{
+	if (r->fwd != FWD_NONE)
+		bench_fwd_poll(r, d);
+	else
+		tlb_dp_poll(&r->w->dp[d]);
+	if (host)
+		bench_host_step(r, d);
+}
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+worker(void *arg)
+{
+	struct job *j = arg;
+	struct bench_run *r = j->r;
+	unsigned int d = j->d;
+	bool host = r->w->copy;
+	uint64_t start, polls = 0, t0, t1, c0;
+
+	while (uplink_rx(r, d) < r->warmup && !r->failed)
+		iterate(r, d, host);
+	barrier(r);
+	if (d == 0 && r->callgrind)
+		CALLGRIND_ZERO_STATS;
+	barrier(r);
+	start = uplink_rx(r, d);
+	c0 = thread_cpu_ns();
+	t0 = rte_rdtsc_precise();
+	while (uplink_rx(r, d) - start < r->quota && !r->failed) {
+		iterate(r, d, host);
+		polls++;
+	}
+	t1 = rte_rdtsc_precise();
+	/* On a shared machine the wall clock also counts the time other
+	 * processes had this CPU; the thread's CPU time does not. */
+	r->cpu_ns[d] = thread_cpu_ns() - c0;
+	r->t0[d] = t0;
+	r->t1[d] = t1;
+	r->pkts[d] = uplink_rx(r, d) - start;
+	r->polls[d] = polls;
+	barrier(r);
+	if (d == 0 && r->callgrind)
+		CALLGRIND_DUMP_STATS_AT(r->label);
+	return 0;
+}
+
+/* ---- one measurement ---- */
+
+static unsigned int
+world_lcore(unsigned int d)
+{
+	return d + 1; /* lcore 0 is the main one */
+}
+
+static int
+init_dps(struct bench_world *w, const char *policy)
+{
+	char err[256];
+
+	snprintf(w->cfg.policy.name, sizeof(w->cfg.policy.name), "%s", policy);
+	w->cfg.policy.params.k = o.jbsq_k;
+	for (unsigned int d = 0; d < w->n_dps; d++) {
+		if (tlb_dp_init(&w->dp[d], &w->cfg, world_lcore(d), d, NULL,
+				err, sizeof(err)) != 0) {
+			fprintf(stderr, "turbolb-bench: dispatcher %u: %s\n", d,
+				err);
+			return -1;
+		}
+		w->dp_live[d] = true;
+		tlb_dps[d] = &w->dp[d];
+	}
+	tlb_n_dps = w->n_dps;
+	return 0;
+}
+
+static void
+fini_dps(struct bench_world *w)
+{
+	for (unsigned int d = 0; d < w->n_dps; d++)
+		if (w->dp_live[d]) {
+			tlb_dp_fini(&w->dp[d]);
+			w->dp_live[d] = false;
+		}
+	tlb_n_dps = 0;
+}
+
+static double
+median(double *v, unsigned int n)
+{
+	for (unsigned int i = 1; i < n; i++)
+		for (unsigned int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static struct result *
+new_result(void)
+{
+	if (n_results == cap_results) {
+		unsigned int cap = cap_results ? 2 * cap_results : 64;
+		struct result *nr = realloc(results, cap * sizeof(*nr));
+
+		if (nr == NULL)
+			return NULL;
+		results = nr;
+		cap_results = cap;
+	}
+	memset(&results[n_results], 0, sizeof(results[0]));
+	return &results[n_results++];
+}
+
+/* Runs one policy (or baseline) in w, o.reps times. Returns -1 on a
+ * failed check. */
+static int
+measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
+	const char *policy, enum bench_mode mode)
+{
+	struct bench_run *r = &run;
+	struct result *res = new_result();
+	struct job jobs[BENCH_MAX_DPS];
+	char err[256];
+	int rc = 0;
+
+	if (res == NULL)
+		return -1;
+	snprintf(res->label, sizeof(res->label), "c%ud%u%s/%s/%s", w->n_cores,
+		 w->n_dps, w->copy ? "copy" : "", mode_names[mode],
+		 fwd ? fwd_names[fwd] : policy);
+	res->fwd = fwd;
+	res->policy = fwd ? NULL : policy;
+	res->mode = mode;
+	res->cores = w->n_cores;
+	res->dps = w->n_dps;
+	res->preload = w->preload;
+	res->copy = w->copy;
+
+	for (unsigned int rep = 0; rep < o.reps && rc == 0; rep++) {
+		uint64_t total = 0, t0 = UINT64_MAX, t1 = 0, polls = 0;
+		double cpu_rate = 0;
+		unsigned int fifo = 0;
+
+		memset(r, 0, sizeof(*r));
+		memset(r->flow_core, 0xff, sizeof(r->flow_core));
+		r->w = w;
+		r->mode = mode;
+		r->verify = o.verify && w->copy;
+		r->callgrind = o.callgrind;
+		r->label = res->label;
+		r->fwd = fwd;
+		r->policy = fwd ? "" : policy;
+		r->warmup = o.warmup / w->n_dps;
+		r->quota = o.packets / w->n_dps;
+		if (bench_world_load(w, pool, mode, err, sizeof(err)) != 0) {
+			fprintf(stderr, "turbolb-bench: %s\n", err);
+			return -1;
+		}
+		for (unsigned int p = 0; p < w->n_tports; p++)
+			rte_eth_stats_reset(w->t_port[p * w->queues_per_port]);
+		if (fwd == FWD_NONE && init_dps(w, policy) != 0)
+			return -1;
+		for (unsigned int d = 0; d < w->n_dps; d++) {
+			jobs[d].r = r;
+			jobs[d].d = d;
+			if (rte_eal_remote_launch(worker, &jobs[d],
+						  world_lcore(d)) != 0) {
+				fprintf(stderr, "turbolb-bench: lcore %u busy\n",
+					world_lcore(d));
+				return -1;
+			}
+		}
+		/* Sleep rather than spin: on a small machine the main
+		 * lcore shares a CPU with a dispatcher. */
+		for (unsigned int d = 0; d < w->n_dps; d++) {
+			while (rte_eal_get_lcore_state(world_lcore(d)) !=
+			       WAIT)
+				usleep(1000);
+			rte_eal_wait_lcore(world_lcore(d));
+		}
+		for (unsigned int d = 0; d < w->n_dps; d++) {
+			if (fwd == FWD_NONE) {
+				tlb_dp_flush(&w->dp[d]);
+				fifo += w->dp[d].fifo.tail - w->dp[d].fifo.head;
+				res->held += w->dp[d].stats.c[TLB_DP_held];
+				res->released +=
+					w->dp[d].stats.c[TLB_DP_released];
+			}
+			if (w->copy)
+				bench_host_step(r, d);
+			total += r->pkts[d];
+			polls += r->polls[d];
+			if (r->cpu_ns[d] != 0)
+				cpu_rate += (double)r->pkts[d] * 1e3 /
+					    (double)r->cpu_ns[d];
+			t0 = RTE_MIN(t0, r->t0[d]);
+			t1 = RTE_MAX(t1, r->t1[d]);
+		}
+		if (bench_check(r, fifo) != 0) {
+			fprintf(stderr, "turbolb-bench: %s: FAILED: %s\n",
+				res->label, r->error);
+			rc = -1;
+		}
+		fini_dps(w);
+		res->mpps[res->n++] = (double)total * rte_get_tsc_hz() /
+				      (double)(t1 - t0) / 1e6;
+		res->cpu_mpps[res->n - 1] = cpu_rate;
+		res->pkts = total;
+		res->pkts_per_poll = polls ? (double)total / (double)polls : 0;
+	}
+	res->median = median(res->mpps, res->n);
+	res->cpu_median = median(res->cpu_mpps, res->n);
+	printf("  %-28s %8.3f Mpps wall %8.3f Mpps/CPU-s  (%u reps, %.1f "
+	       "pkts/poll%s)%s\n", res->label, res->median, res->cpu_median,
+	       res->n, res->pkts_per_poll,
+	       res->held ? ", FIFO used" : "", rc ? "  FAILED" : "");
+	fflush(stdout);
+	return rc;
+}
+
+static unsigned int
+preload_for(unsigned int cores, unsigned int dps)
+{
+	unsigned int per = (cores + dps - 1) / dps;
+
+	/* Each target's TX buffer may hold a burst less one: enough in
+	 * flight that the uplink queue never runs dry. */
+	if (o.preload)
+		return o.preload;
+	return RTE_MAX(1024u, o.burst * (per + 4));
+}
+
+/* ---- output ---- */
+
+static void
+write_json(const char *path, const char *cpus)
+{
+	FILE *f = fopen(path, "w");
+
+	if (f == NULL) {
+		fprintf(stderr, "turbolb-bench: %s: %s\n", path,
+			strerror(errno));
+		return;
+	}
+	fprintf(f, "{\n  \"tool\": \"turbolb-bench\",\n  \"version\": \"%s\",\n"
+		"  \"tsc_hz\": %" PRIu64 ",\n  \"cpus\": \"%s\",\n"
+		"  \"packets\": %" PRIu64 ",\n  \"reps\": %u,\n"
+		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_flush_us\": %u,\n"
+		"  \"jbsq_k\": %u,\n  \"queues_per_port\": %u,\n"
+		"  \"callgrind\": %s,\n  \"results\": [\n",
+		TLB_VERSION, rte_get_tsc_hz(), cpus, o.packets, o.reps, o.burst,
+		o.flows, o.tx_flush_us, o.jbsq_k, o.qpp,
+		o.callgrind ? "true" : "false");
+	for (unsigned int i = 0; i < n_results; i++) {
+		const struct result *x = &results[i];
+
+		fprintf(f, "    { \"label\": \"%s\", \"kind\": \"%s\", "
+			"\"policy\": %s%s%s, \"mode\": \"%s\", \"cores\": %u, "
+			"\"dispatchers\": %u, \"preload\": %u, "
+			"\"topology\": \"%s\", \"packets\": %" PRIu64 ", "
+			"\"pkts_per_poll\": %.2f, \"held\": %" PRIu64 ", "
+			"\"released\": %" PRIu64 ", \"median_mpps\": %.4f, "
+			"\"median_cpu_mpps\": %.4f, \"mpps\": [",
+			x->label, fwd_names[x->fwd], x->policy ? "\"" : "",
+			x->policy ? x->policy : "null", x->policy ? "\"" : "",
+			mode_names[x->mode], x->cores, x->dps, x->preload,
+			x->copy ? "copy" : "direct", x->pkts, x->pkts_per_poll,
+			x->held, x->released, x->median, x->cpu_median);
+		for (unsigned int k = 0; k < x->n; k++)
+			fprintf(f, "%s%.4f", k ? ", " : "", x->mpps[k]);
+		fprintf(f, "], \"cpu_mpps\": [");
+		for (unsigned int k = 0; k < x->n; k++)
+			fprintf(f, "%s%.4f", k ? ", " : "", x->cpu_mpps[k]);
+		fprintf(f, "] }%s\n", i + 1 < n_results ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+	fclose(f);
+}
+
+/* ---- main ---- */
+
+static int
+pick_cpus(unsigned int need, char *lcores, size_t len, char *desc,
+	  size_t dlen)
+{
+	cpu_set_t set;
+	int avail[CPU_SETSIZE];
+	unsigned int n = 0;
+	size_t off = 0, doff = 0;
+
+	if (o.n_cpus == 0) {
+		if (sched_getaffinity(0, sizeof(set), &set) != 0)
+			return -1;
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				avail[n++] = c;
+		if (n == 0)
+			return -1;
+		/* main on the first CPU, dispatcher k on the (k+1)-th,
+		 * wrapping round on small machines */
+		for (unsigned int l = 0; l < need; l++)
+			o.cpus[l] = avail[l % n];
+		o.n_cpus = need;
+	}
+	for (unsigned int l = 0; l < need; l++) {
+		int cpu = o.cpus[l < o.n_cpus ? l : l % o.n_cpus];
+
+		off += (size_t)snprintf(lcores + off, len - off, "%s%u@%d",
+					l ? "," : "", l, cpu);
+		doff += (size_t)snprintf(desc + doff, dlen - doff, "%s%d",
+					 l ? "," : "", cpu);
+		if (off >= len || doff >= dlen)
+			return -1;
+	}
+	return 0;
+}
+
+static bool
+want_world(bool copy)
+{
+	if (copy)
+		return o.mode[BENCH_REQRESP] || o.verify;
+	return o.mode[BENCH_REQUEST] || o.baselines;
+}
+
+int
+main(int argc, char **argv)
+{
+	char lcores[512], cpus[256], prefix[64], mem[16];
+	char *eal[64];
+	int n_eal = 0;
+	unsigned int max_dps = 1, max_mbufs = 0, gen = 0;
+	struct rte_mempool *pool;
+	int failed = 0;
+
+	if (parse_args(argc, argv) != 0)
+		return 2;
+	for (unsigned int i = 0; i < o.n_dps; i++)
+		max_dps = RTE_MAX(max_dps, o.dps[i]);
+	for (unsigned int i = 0; i < o.n_cores; i++)
+		for (unsigned int j = 0; j < o.n_dps; j++)
+			max_mbufs = RTE_MAX(max_mbufs, 3 * o.dps[j] *
+				preload_for(o.cores[i], o.dps[j]));
+	if (pick_cpus(max_dps + 1, lcores, sizeof(lcores), cpus,
+		      sizeof(cpus)) != 0) {
+		fprintf(stderr, "turbolb-bench: bad CPU list\n");
+		return 2;
+	}
+	snprintf(prefix, sizeof(prefix), "--file-prefix=turbolb-bench-%d",
+		 (int)getpid());
+	snprintf(mem, sizeof(mem), "%u", o.memory_mb);
+	eal[n_eal++] = argv[0];
+	eal[n_eal++] = (char *)"--lcores";
+	eal[n_eal++] = lcores;
+	eal[n_eal++] = (char *)"--main-lcore=0";
+	if (!o.huge)
+		eal[n_eal++] = (char *)"--no-huge";
+	eal[n_eal++] = (char *)"-m";
+	eal[n_eal++] = mem;
+	eal[n_eal++] = (char *)"--no-pci";
+	eal[n_eal++] = (char *)"--no-shconf";
+	eal[n_eal++] = (char *)"--no-telemetry";
+	eal[n_eal++] = prefix;
+	eal[n_eal++] = (char *)"--log-level=lib.*:error";
+	eal[n_eal++] = (char *)"--log-level=turbolb.*:warning";
+	for (int i = 0; i < o.n_eal_extra && n_eal < 63; i++)
+		eal[n_eal++] = o.eal_extra[i];
+	eal[n_eal] = NULL;
+	if (rte_eal_init(n_eal, eal) < 0) {
+		fprintf(stderr, "turbolb-bench: EAL: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	pool = rte_pktmbuf_pool_create("bench_pool", max_mbufs + 1024, 0, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	if (pool == NULL) {
+		fprintf(stderr, "turbolb-bench: pool of %u mbufs: %s\n",
+			max_mbufs + 1024, rte_strerror(rte_errno));
+		return 1;
+	}
+	printf("turbolb-bench %s: %" PRIu64 " packets x %u reps, burst %u, "
+	       "%u flows, CPUs %s (main first), TSC %.3f GHz%s\n",
+	       TLB_VERSION, o.packets, o.reps, o.burst, o.flows, cpus,
+	       rte_get_tsc_hz() / 1e9, o.callgrind ? ", callgrind marks" : "");
+
+	for (unsigned int ci = 0; ci < o.n_cores && !failed; ci++) {
+		for (unsigned int di = 0; di < o.n_dps && !failed; di++) {
+			unsigned int cores = o.cores[ci], dps = o.dps[di];
+
+			if (dps > cores) {
+				printf("  (skipped: %u dispatchers for %u "
+				       "cores)\n", dps, cores);
+				continue;
+			}
+			for (int copy = 0; copy < 2 && !failed; copy++) {
+				struct bench_world *w;
+				char err[256];
+
+				if (!want_world(copy))
+					continue;
+				w = rte_zmalloc("bench_world", sizeof(*w), 64);
+				if (w == NULL ||
+				    bench_world_create(w, gen++, cores, dps,
+					o.qpp, preload_for(cores, dps), o.burst,
+					o.flows, copy, o.tx_flush_us, o.fifo,
+					err, sizeof(err)) != 0) {
+					fprintf(stderr, "turbolb-bench: %s\n",
+						w ? err : "no memory");
+					failed = 1;
+					break;
+				}
+				printf("%u host cores, %u dispatcher%s, %s "
+				       "rings, %u requests in flight per "
+				       "dispatcher:\n", cores, dps,
+				       dps > 1 ? "s" : "",
+				       copy ? "copy" : "direct", w->preload);
+				if (!copy && o.baselines) {
+					failed |= measure(w, pool, FWD_IO, NULL,
+							  BENCH_REQUEST) != 0;
+					failed |= measure(w, pool, FWD_MACSWAP,
+							  NULL,
+							  BENCH_REQUEST) != 0;
+				}
+				for (unsigned int p = 0; p < o.n_policies &&
+				     !failed; p++) {
+					const char *pol = o.policies[p];
+					bool jbsq = strcmp(pol, "jbsq") == 0;
+
+					/* Request mode: direct worlds, and
+					 * copy worlds to check every frame.
+					 * jbsq needs completions. */
+					if (o.mode[BENCH_REQUEST] && !jbsq &&
+					    (!copy || o.verify))
+						failed |= measure(w, pool, 0,
+							pol, BENCH_REQUEST);
+					if (copy && o.mode[BENCH_REQRESP])
+						failed |= measure(w, pool, 0,
+							pol, BENCH_REQRESP);
+				}
+				bench_world_destroy(w);
+				rte_free(w);
+			}
+		}
+	}
+	if (o.json != NULL)
+		write_json(o.json, cpus);
+	rte_mempool_free(pool);
+	rte_eal_cleanup();
+	if (failed) {
+		fprintf(stderr, "turbolb-bench: FAILED\n");
+		return 1;
+	}
+	if (o.smoke)
+		printf("turbolb-bench: smoke OK\n");
+	return 0;
+}
