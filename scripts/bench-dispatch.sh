@@ -12,8 +12,10 @@
 #
 # Options: --reps N (5), --packets N (2000000), --out DIR (results),
 # --no-testpmd, --no-callgrind, --no-sweep, --testpmd-seconds S (3).
-# BUILD=DIR picks the build directory (default build/). No speed is
-# asserted anywhere: numbers are reported, never judged.
+# BUILD=DIR picks the build directory (default build/); BENCH_CPUS=0,7
+# (main lcore, dispatchers) and TESTPMD_LCORES=0,7 (main, forwarding) pin
+# both to chosen CPUs (default: 0 and 1). No speed is asserted anywhere:
+# numbers are reported, never judged.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -25,6 +27,10 @@ do_testpmd=1
 do_callgrind=1
 do_sweep=1
 tp_secs=3
+cpus_arg=()
+[ -n "${BENCH_CPUS:-}" ] && cpus_arg=(--cpus "$BENCH_CPUS")
+tp_lcores=${TESTPMD_LCORES:-0,1}
+tp_fwd=${tp_lcores##*,}
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -36,7 +42,7 @@ while [ $# -gt 0 ]; do
 	--no-callgrind) do_callgrind=0 ;;
 	--no-sweep) do_sweep=0 ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,17p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,20p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -64,18 +70,18 @@ if [ $smoke = 1 ]; then
 	do_sweep=0
 	tp_secs=1
 	step "turbolb-bench --smoke"
-	"$bench" --smoke --json "$work/main.json"
+	"$bench" --smoke "${cpus_arg[@]}" --json "$work/main.json"
 else
 	step "turbolbd request path and forwarding baselines: 16 host cores, 1 dispatcher, $reps reps"
 	"$bench" --cores 16 --dispatchers 1 --reps "$reps" --packets "$packets" \
-		--json "$work/main.json"
+		"${cpus_arg[@]}" --json "$work/main.json"
 fi
 
 if [ $do_sweep = 1 ]; then
 	step "host cores 2/8/16/64 x dispatchers 1/2 (rr, jsq, jlq)"
 	"$bench" --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
 		--modes request --no-baselines --reps 3 \
-		--packets $((packets / 2)) --json "$work/sweep.json"
+		--packets $((packets / 2)) "${cpus_arg[@]}" --json "$work/sweep.json"
 fi
 
 # ---- dpdk-testpmd on net_ring: two loopback ports (what a port sends it
@@ -96,7 +102,7 @@ tp_run() { # mode vdev-kind rep -> one JSON object on stdout
 	mkfifo "$fifo"
 	# shellcheck disable=SC2086
 	dpdk-testpmd --no-huge -m 512 --no-pci --no-shconf \
-		--file-prefix "bench-tp-$$" -l 0,1 $vdevs \
+		--file-prefix "bench-tp-$$" -l "$tp_lcores" $vdevs \
 		--log-level='lib.*:error' -- -i --forward-mode="$mode" \
 		--nb-cores=1 --total-num-mbufs=16384 <"$fifo" >"$log" 2>&1 &
 	pid=$!
@@ -118,7 +124,7 @@ tp_run() { # mode vdev-kind rep -> one JSON object on stdout
 	sleep 0.3
 	# The forwarding thread's CPU time so far: it blocks until "start",
 	# so this is its forwarding time, whatever else this machine runs.
-	tid=$(grep -l '^rte-worker-1$' "/proc/$pid"/task/*/comm 2>/dev/null |
+	tid=$(grep -l "^rte-worker-$tp_fwd\$" "/proc/$pid"/task/*/comm 2>/dev/null |
 		head -1 | cut -d/ -f5 || true)
 	local cpu_ticks=0
 	[ -n "$tid" ] && cpu_ticks=$(awk '{print $14 + $15}' \
@@ -179,7 +185,7 @@ if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 		valgrind --tool=callgrind --collect-atstart=no \
 			--toggle-collect=tlb_dp_poll --toggle-collect=bench_fwd_poll \
 			--callgrind-out-file="$out/callgrind/cg.$name" \
-			"$bench" --callgrind --tx-flush-us 10000 \
+			"$bench" --callgrind --tx-flush-us 10000 "${cpus_arg[@]}" \
 			--json "$work/cg-$name.json" "$@" >"$work/cg-$name.log" 2>&1 ||
 			{ tail -20 "$work/cg-$name.log"; exit 1; }
 	}
