@@ -340,6 +340,11 @@ core_thread(void *arg)
 /* libturbolb-host names each core's thread at the core's first call, and
  * names the new one when another thread takes the handle over, or when a
  * forked child uses the library. */
+/* Kept in globals so that a forked child, which exits without freeing
+ * what it inherited, does not show it to valgrind as lost. */
+static struct tlb_cr *publish_nic;
+static struct tlb_host *publish_host;
+
 static void
 test_host_publishes_thread(void **state)
 {
@@ -353,8 +358,8 @@ test_host_publishes_thread(void **state)
 	int status;
 
 	(void)state;
-	nic = nic_create(2);
-	h = tlb_host_open(cur_name, err, sizeof(err));
+	nic = publish_nic = nic_create(2);
+	h = publish_host = tlb_host_open(cur_name, err, sizeof(err));
 	assert_non_null(h);
 	assert_int_equal(tlb_cr_tid(nic, 0, NULL), 0);
 	for (uint32_t i = 0; i < 2; i++) {
@@ -380,12 +385,15 @@ test_host_publishes_thread(void **state)
 		if (h2 == NULL)
 			_exit(2);
 		tlb_host_set_running(tlb_host_core(h2, 1), true);
-		_exit(0);
+		/* Read the thread word before closing: close clears it. */
+		uint32_t seen = tlb_cr_tid(nic, 1, NULL);
+		tlb_host_close(h2);
+		_exit(seen == (uint32_t)getpid() ? 0 : 3);
 	}
 	assert_int_equal(waitpid(child, &status, 0), child);
+	/* The child saw its own pid as core 1's thread (it checks before
+	 * closing, since closing clears the word). */
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	assert_int_equal(tlb_cr_tid(nic, 1, &pid), (uint32_t)child);
-	assert_int_equal(pid, (uint32_t)child);
 	tlb_host_close(h);
 	assert_int_equal(tlb_cr_tid(nic, 0, NULL), 0);
 	tlb_cr_destroy(nic, true);
