@@ -38,6 +38,14 @@ struct tlb_core_load {
 
 struct tlb_load_view {
 	uint32_t n_cores;
+	/* Dense copies of what the policies scan, kept by the writer with
+	 * every change: outstanding requests and work of each eligible core,
+	 * UINT64_MAX for a core out of rotation. One u64 per core instead of
+	 * one cache line per core makes the argmin a few instructions a
+	 * core. Only the writer (the dispatcher, where policies run) reads
+	 * them. */
+	uint64_t key_req[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
+	uint64_t key_work[TLB_MAX_CORES];
 	struct tlb_core_load core[TLB_MAX_CORES];
 };
 
@@ -80,13 +88,30 @@ tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 }
 
 /* Writer side (the owning dispatcher only). */
+
+/* Recomputes core i's dense keys from its fields; every writer below
+ * calls it. Code that changes a core's fields directly (tests) must call
+ * it too. */
+static inline void
+tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
+{
+	const struct tlb_core_load *c = &lv->core[i];
+	uint64_t mask = (uint64_t)(c->online && !c->stale) - 1;
+
+	lv->key_req[i] = (c->sent - c->completed) | mask;
+	lv->key_work[i] = (c->sent_work_ns - c->completed_work_ns) | mask;
+}
+
 static inline void
 tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 {
 	struct tlb_core_load *c = &lv->core[i];
+	uint64_t mask = (uint64_t)(c->online && !c->stale) - 1;
 
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
+	lv->key_req[i] = (lv->key_req[i] + 1) | mask;
+	lv->key_work[i] = (lv->key_work[i] + work_ns) | mask;
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A

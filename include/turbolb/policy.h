@@ -64,6 +64,9 @@ struct tlb_policy {
 	/* rss: indirection table over cores, and the hash key */
 	uint8_t reta[128];
 	uint8_t rss_key[40];
+	/* rss: Toeplitz hash of rss_key by table, one entry per input nibble
+	 * position and value (36 input bytes), instead of 8 steps per byte */
+	uint32_t rss_tab[72][16];
 };
 
 /* Table of policies; NULL-terminated. */

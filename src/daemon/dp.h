@@ -109,6 +109,13 @@ struct tlb_dp {
 	uint32_t core_id[TLB_MAX_CORES]; /* local index -> host core id */
 	enum tlb_credit_mode credits;
 	uint64_t tsc_hz;
+	uint64_t ns_per_tsc_q32;  /* 1e9 / tsc_hz, 32.32 fixed point */
+	/* Hot per-packet counts, plain adds, moved into stats once per poll
+	 * (stats are relaxed atomics: three instructions an update). */
+	uint64_t pend_steered, pend_messages;
+	/* iterations to skip each target queue: set after it was found
+	 * empty, so idle response queues cost a compare, not an RX call */
+	uint8_t target_skip[TLB_MAX_CORES];
 	uint64_t flush_tsc;       /* TX flush period in TSC cycles */
 	uint64_t stale_timeout_ns;
 

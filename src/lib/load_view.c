@@ -10,8 +10,10 @@ tlb_lv_init(struct tlb_load_view *lv, uint32_t n_cores)
 {
 	memset(lv, 0, sizeof(*lv));
 	lv->n_cores = n_cores > TLB_MAX_CORES ? TLB_MAX_CORES : n_cores;
-	for (uint32_t i = 0; i < lv->n_cores; i++)
-		lv->core[i].online = 1;
+	for (uint32_t i = 0; i < TLB_MAX_CORES; i++) {
+		lv->core[i].online = i < lv->n_cores;
+		tlb_lv_refresh(lv, i);
+	}
 }
 
 uint64_t
@@ -34,6 +36,7 @@ tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
 		work_ns = out_work;
 	tlb_lv_store_u64(&c->completed, c->completed + n);
 	tlb_lv_store_u64(&c->completed_work_ns, c->completed_work_ns + work_ns);
+	tlb_lv_refresh(lv, i);
 	return extra;
 }
 
@@ -57,6 +60,7 @@ void
 tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online)
 {
 	__atomic_store_n(&lv->core[i].online, online, __ATOMIC_RELAXED);
+	tlb_lv_refresh(lv, i);
 }
 
 void
@@ -75,6 +79,7 @@ tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i)
 	tlb_lv_store_u64(&c->completed_work_ns, c->sent_work_ns);
 	c->watch_completed = c->completed;
 	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
+	tlb_lv_refresh(lv, i);
 	return stranded;
 }
 
@@ -105,6 +110,7 @@ tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
 				tlb_lv_store_u64(&c->stale_events,
 						 c->stale_events + 1);
 			__atomic_store_n(&c->stale, stale, __ATOMIC_RELAXED);
+			tlb_lv_refresh(lv, i);
 			changed++;
 		}
 	}

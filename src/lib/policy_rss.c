@@ -12,12 +12,58 @@
 
 #define RSS_RETA_SIZE 128u
 
+/* The 32 key bits starting at bit j (most significant first). */
+static uint32_t
+key_window(const uint8_t key[40], unsigned int j)
+{
+	uint64_t w = 0;
+
+	for (unsigned int b = 0; b < 5; b++)
+		w = w << 8 | (j / 8 + b < 40 ? key[j / 8 + b] : 0);
+	return (uint32_t)(w >> (8 - j % 8));
+}
+
 static void
 rss_init(struct tlb_policy *p)
 {
 	memcpy(p->rss_key, tlb_rss_default_key, sizeof(p->rss_key));
 	for (unsigned int i = 0; i < RSS_RETA_SIZE; i++)
 		p->reta[i] = (uint8_t)(i % p->n_cores);
+	/* Input bit j (MSB first) contributes the key window at j, so a
+	 * nibble at position q contributes the XOR of the windows of its set
+	 * bits. */
+	for (unsigned int q = 0; q < 72; q++)
+		for (unsigned int x = 0; x < 16; x++) {
+			uint32_t h = 0;
+
+			for (unsigned int b = 0; b < 4; b++)
+				if (x & (8u >> b))
+					h ^= key_window(p->rss_key, 4 * q + b);
+			p->rss_tab[q][x] = h;
+		}
+}
+
+/* tlb_rss_hash_flow() with the tables: same input, same hash. */
+static uint32_t
+rss_hash_tab(const struct tlb_policy *p, const struct tlb_flow_key *k)
+{
+	uint8_t in[36];
+	size_t alen = k->ip_version == 6 ? 16 : 4;
+	size_t off = 0;
+	uint32_t h = 0;
+
+	memcpy(in + off, k->src_addr, alen);
+	off += alen;
+	memcpy(in + off, k->dst_addr, alen);
+	off += alen;
+	in[off++] = (uint8_t)(k->src_port >> 8);
+	in[off++] = (uint8_t)k->src_port;
+	in[off++] = (uint8_t)(k->dst_port >> 8);
+	in[off++] = (uint8_t)k->dst_port;
+	for (size_t i = 0; i < off; i++)
+		h ^= p->rss_tab[2 * i][in[i] >> 4] ^
+		     p->rss_tab[2 * i + 1][in[i] & 0x0f];
+	return h;
 }
 
 /* The hash input NICs use: source address, destination address, source
@@ -45,7 +91,7 @@ rss_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
 	uint32_t n = p->n_cores;
-	uint32_t h = req->key ? tlb_rss_hash_flow(p->rss_key, req->key) : 0;
+	uint32_t h = req->key ? rss_hash_tab(p, req->key) : 0;
 	uint32_t i = p->reta[h % RSS_RETA_SIZE];
 
 	for (uint32_t j = 0; j < n; j++, i = i + 1 == n ? 0 : i + 1)

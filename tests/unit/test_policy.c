@@ -242,6 +242,7 @@ test_rr(void **state)
 		for (int i = 0; i < 4; i++)
 			assert_int_equal(pick(), i);
 	lv.core[1].stale = 1;
+	tlb_lv_refresh(&lv, 1);
 	assert_int_equal(pick(), 0);
 	assert_int_equal(pick(), 2);
 	assert_int_equal(pick(), 3);
@@ -343,10 +344,13 @@ test_jsq(void **state)
 	load(1, 5, 1);
 	load(2, 5, 1);
 	lv.core[0].stale = 1;
+	tlb_lv_refresh(&lv, 0);
 	for (int j = 0; j < 10; j++)
 		assert_int_not_equal(pick(), 0);
 	lv.core[1].online = 0;
+	tlb_lv_refresh(&lv, 1);
 	lv.core[2].online = 0;
+	tlb_lv_refresh(&lv, 2);
 	assert_int_equal(pick(), TLB_PICK_NONE);
 }
 
@@ -407,6 +411,7 @@ test_jlq_work_aware(void **state)
 	load(1, 3, 100);
 	assert_int_equal(pick(), 1);
 	lv.core[1].online = 0;
+	tlb_lv_refresh(&lv, 1);
 	assert_int_equal(pick(), 0);
 }
 
