@@ -54,6 +54,7 @@ tlb_lv_on_unsent(struct tlb_load_view *lv, uint32_t i, uint64_t n,
 		work_ns = out_work;
 	tlb_lv_store_u64(&c->sent, c->sent - n);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns - work_ns);
+	tlb_lv_refresh(lv, i);
 }
 
 void

@@ -165,6 +165,30 @@ test_online_running(void **state)
 	assert_true(lv.core[0].running);
 }
 
+/* Every writer keeps the dense keys the policies scan equal to the
+ * fields: a request handed back unsent (TX ring full) must lower the key
+ * too, or the core looks busier forever and is never chosen again. */
+static void
+test_keys_follow_every_writer(void **state)
+{
+	(void)state;
+	tlb_lv_init(&lv, 2);
+	for (int k = 0; k < 5; k++)
+		tlb_lv_on_dispatch(&lv, 0, 10);
+	assert_int_equal(lv.key_req[0], 5);
+	assert_int_equal(lv.key_work[0], 50);
+	tlb_lv_on_unsent(&lv, 0, 3, 30);
+	assert_int_equal(lv.key_req[0], tlb_lv_outstanding(&lv, 0));
+	assert_int_equal(lv.key_req[0], 2);
+	assert_int_equal(lv.key_work[0], 20);
+	tlb_lv_on_complete(&lv, 0, 2, 20);
+	assert_int_equal(lv.key_req[0], 0);
+	tlb_lv_set_online(&lv, 1, false);
+	assert_true(lv.key_req[1] == UINT64_MAX);
+	tlb_lv_set_online(&lv, 1, true);
+	assert_int_equal(lv.key_req[1], 0);
+}
+
 int
 main(void)
 {
@@ -178,6 +202,7 @@ main(void)
 		cmocka_unit_test(test_idle_core_never_stale),
 		cmocka_unit_test(test_first_check_starts_the_watch),
 		cmocka_unit_test(test_online_running),
+		cmocka_unit_test(test_keys_follow_every_writer),
 	};
 
 	return cmocka_run_group_tests_name("load_view", tests, NULL, NULL);
