@@ -43,47 +43,46 @@ rss_init(struct tlb_policy *p)
 		}
 }
 
+/* The hash input NICs use: source address, destination address, source
+ * port, destination port, each in network byte order. Returns its length. */
+static size_t
+rss_input(const struct tlb_flow_key *k, uint8_t in[36])
+{
+	size_t alen = k->ip_version == 6 ? 16 : 4;
+	size_t off = 0;
+
+	memcpy(in + off, k->src_addr, alen);
+	off += alen;
+	memcpy(in + off, k->dst_addr, alen);
+	off += alen;
+	in[off++] = (uint8_t)(k->src_port >> 8);
+	in[off++] = (uint8_t)k->src_port;
+	in[off++] = (uint8_t)(k->dst_port >> 8);
+	in[off++] = (uint8_t)k->dst_port;
+	return off;
+}
+
 /* tlb_rss_hash_flow() with the tables: same input, same hash. */
 static uint32_t
 rss_hash_tab(const struct tlb_policy *p, const struct tlb_flow_key *k)
 {
 	uint8_t in[36];
-	size_t alen = k->ip_version == 6 ? 16 : 4;
-	size_t off = 0;
+	size_t len = rss_input(k, in);
 	uint32_t h = 0;
 
-	memcpy(in + off, k->src_addr, alen);
-	off += alen;
-	memcpy(in + off, k->dst_addr, alen);
-	off += alen;
-	in[off++] = (uint8_t)(k->src_port >> 8);
-	in[off++] = (uint8_t)k->src_port;
-	in[off++] = (uint8_t)(k->dst_port >> 8);
-	in[off++] = (uint8_t)k->dst_port;
-	for (size_t i = 0; i < off; i++)
+	for (size_t i = 0; i < len; i++)
 		h ^= p->rss_tab[2 * i][in[i] >> 4] ^
 		     p->rss_tab[2 * i + 1][in[i] & 0x0f];
 	return h;
 }
 
-/* The hash input NICs use: source address, destination address, source
- * port, destination port, each in network byte order. */
 uint32_t
 tlb_rss_hash_flow(const uint8_t key[40], const struct tlb_flow_key *k)
 {
 	uint8_t in[36];
-	size_t alen = k->ip_version == 6 ? 16 : 4;
-	size_t off = 0;
+	size_t len = rss_input(k, in);
 
-	memcpy(in + off, k->src_addr, alen);
-	off += alen;
-	memcpy(in + off, k->dst_addr, alen);
-	off += alen;
-	in[off++] = (uint8_t)(k->src_port >> 8);
-	in[off++] = (uint8_t)k->src_port;
-	in[off++] = (uint8_t)(k->dst_port >> 8);
-	in[off++] = (uint8_t)k->dst_port;
-	return tlb_toeplitz_hash(key, in, off);
+	return tlb_toeplitz_hash(key, in, len);
 }
 
 static int
