@@ -27,6 +27,11 @@ enum tlb_credit_mode {
 	TLB_CREDITS_INBAND = 1, /* completions counted from responses */
 };
 
+enum tlb_transport_kind {
+	TLB_TRANSPORT_SHM = 0,  /* credit ring in shared memory */
+	TLB_TRANSPORT_NONE = 1, /* no host memory: in-band credits only */
+};
+
 enum tlb_log_level { /* same numbers as RTE_LOG_* */
 	TLB_LOG_EMERG = 1, TLB_LOG_ALERT, TLB_LOG_CRIT, TLB_LOG_ERR,
 	TLB_LOG_WARNING, TLB_LOG_NOTICE, TLB_LOG_INFO, TLB_LOG_DEBUG,
@@ -97,6 +102,7 @@ struct tlb_config {
 	} affinity;
 
 	struct {
+		enum tlb_transport_kind transport;   /* default shm */
 		enum tlb_credit_mode credits;        /* default ring */
 		char credit_ring[TLB_CR_NAME_MAX];   /* default "/turbolb-credits" */
 		uint32_t ring_size;                  /* power of 2; default 1024 */
@@ -138,8 +144,9 @@ void tlb_config_free(struct tlb_config *cfg);
 /* One line: "policy jsq, 4 targets, uplink net_memif0, 1 datapath lcore". */
 void tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len);
 
-/* Name of a credit mode / log level as written in YAML. */
+/* Name of a credit mode / transport / log level as written in YAML. */
 const char *tlb_credit_mode_str(enum tlb_credit_mode m);
+const char *tlb_transport_kind_str(enum tlb_transport_kind k);
 const char *tlb_log_level_str(enum tlb_log_level l);
 
 #endif /* TURBOLB_CONFIG_H */

@@ -70,7 +70,8 @@ needs_restart(const struct tlb_config *o, const struct tlb_config *n)
 		return "rpc";
 	if (memcmp(&o->affinity, &n->affinity, sizeof(o->affinity)) != 0)
 		return "affinity";
-	if (o->host.credits != n->host.credits ||
+	if (o->host.transport != n->host.transport ||
+	    o->host.credits != n->host.credits ||
 	    strcmp(o->host.credit_ring, n->host.credit_ring) != 0 ||
 	    o->host.ring_size != n->host.ring_size ||
 	    strcmp(o->host.group, n->host.group) != 0)

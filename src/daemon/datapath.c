@@ -126,7 +126,7 @@ kick(struct tlb_dp *dp, uint32_t i, uint64_t now_ns, enum tlb_dp_counter c)
 	if (now_ns - dp->last_kick_ns[i] < dp->kick_interval_ns)
 		return;
 	dp->last_kick_ns[i] = now_ns;
-	tlb_cr_ring_doorbell(dp->cr, dp->core_id[i]);
+	tlb_transport_doorbell(dp->host, dp->core_id[i]);
 	count(dp, c, 1);
 }
 
@@ -326,8 +326,8 @@ drain_credits(struct tlb_dp *dp)
 	unsigned int moved = 0;
 
 	for (uint32_t i = 0; i < dp->n_cores; i++) {
-		unsigned int n = tlb_cr_drain(dp->cr, dp->core_id[i], rec,
-					      CREDIT_BURST);
+		unsigned int n = tlb_transport_drain(dp->host, dp->core_id[i],
+						     rec, CREDIT_BURST);
 		uint64_t done = 0, work = 0;
 
 		if (likely(n == 0))
@@ -348,8 +348,8 @@ drain_credits(struct tlb_dp *dp)
 static void
 housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 {
-	if (dp->cr != NULL) {
-		uint64_t epoch = tlb_cr_host_epoch(dp->cr);
+	if (dp->host != NULL) {
+		uint64_t epoch = tlb_transport_host_epoch(dp->host);
 
 		if (unlikely(epoch != dp->host_epoch)) {
 			uint64_t stranded = 0;
@@ -372,7 +372,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 		}
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
 			enum tlb_core_run_state st =
-				tlb_cr_state(dp->cr, dp->core_id[i]);
+				tlb_transport_state(dp->host, dp->core_id[i]);
 			bool online = dp->credits == TLB_CREDITS_INBAND ||
 				      st != TLB_RUN_OFFLINE;
 
@@ -553,7 +553,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 		moved += n;
 	}
 
-	if (dp->cr != NULL && dp->credits == TLB_CREDITS_RING)
+	if (dp->host != NULL && dp->credits == TLB_CREDITS_RING)
 		moved += drain_credits(dp);
 	if (unlikely(!fifo_empty(&dp->fifo)))
 		moved += drain_fifo(dp, now_ns);
@@ -626,8 +626,8 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 
 int
 tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
-	    unsigned int lcore_id, unsigned int index, struct tlb_cr *cr,
-	    char *err, size_t errlen)
+	    unsigned int lcore_id, unsigned int index,
+	    struct tlb_transport *host, char *err, size_t errlen)
 {
 	static const struct rte_mbuf_dynfield charge_desc = {
 		.name = "turbolb_charge",
@@ -651,8 +651,9 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		return -1;
 	}
 	dp->credits = cfg->host.credits;
-	dp->cr = cr;
-	dp->kick = cfg->kick.enabled && cr != NULL;
+	dp->host = host;
+	dp->kick = cfg->kick.enabled && host != NULL &&
+		   tlb_transport_can_kick(host);
 	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
 	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();
@@ -690,7 +691,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	tlb_lv_init(dp->lv, dp->n_cores);
 	/* With credits from the ring, a core is offline until its host
 	 * thread says otherwise. */
-	if (cr != NULL && dp->credits == TLB_CREDITS_RING)
+	if (host != NULL && dp->credits == TLB_CREDITS_RING)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			tlb_lv_set_online(dp->lv, i, false);
 

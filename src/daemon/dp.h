@@ -16,7 +16,7 @@
 
 #include "turbolb/affinity.h"
 #include "turbolb/config.h"
-#include "turbolb/credit_ring.h"
+#include "turbolb/transport.h"
 #include "turbolb/load_view.h"
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
@@ -128,9 +128,9 @@ struct tlb_dp {
 	struct tlb_load_view *lv;  /* this dispatcher's view */
 	struct tlb_affinity *aff;
 	struct tlb_fifo fifo;
-	struct tlb_cr *cr;         /* NULL: no credit ring */
+	struct tlb_transport *host; /* NULL: none (tests, bench) */
 	uint64_t host_epoch;
-	bool kick;                 /* ring doorbells (needs cr) */
+	bool kick;                 /* ring doorbells (host can) */
 	uint64_t kick_interval_ns;
 	uint64_t kick_stall_ns;    /* 0: no stall kicks */
 	uint64_t last_kick_ns[TLB_MAX_CORES];
@@ -148,7 +148,8 @@ struct tlb_dp {
 };
 
 /* Sets up dispatcher `index` (of the config's datapath lcores) on
- * lcore_id over already configured ports (see port.h); cr may be NULL.
+ * lcore_id over already configured ports (see port.h), reading the host
+ * through transport host (shared by every dispatcher; may be NULL).
  *
  * With several dispatchers the host cores are partitioned: dispatcher d
  * owns cores d, d + n, d + 2n, ... and is the only one to send to them,
@@ -158,7 +159,8 @@ struct tlb_dp {
  * queue (default_target.queue + d); dispatcher 0 alone receives from the
  * default target. Returns 0, or -1 with err filled. */
 int tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
-		unsigned int lcore_id, unsigned int index, struct tlb_cr *cr,
+		unsigned int lcore_id, unsigned int index,
+		struct tlb_transport *host,
 		char *err, size_t errlen);
 
 /* Control side: hands u to dp; returns the generation to wait for with

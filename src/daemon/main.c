@@ -21,7 +21,7 @@
 #include <rte_mempool.h>
 
 #include "turbolb/config.h"
-#include "turbolb/credit_ring.h"
+#include "turbolb/transport.h"
 #include "turbolb/stats.h"
 #include "control.h"
 #include "dp.h"
@@ -160,11 +160,58 @@ control_loop(void)
 	}
 }
 
+/* The host transport the config names: the credit ring in shared memory,
+ * or none (occupancy from responses only). */
+static int
+open_transport(const struct tlb_config *cfg, struct tlb_transport **out)
+{
+	char err[256];
+
+	if (cfg->host.transport == TLB_TRANSPORT_NONE) {
+		if (tlb_transport_none_create(cfg->ports.n_targets, out, err,
+					      sizeof(err)) != 0) {
+			TLB_LOG(ERR, main, "%s", err);
+			return -1;
+		}
+		TLB_LOG(INFO, main, "host transport none: no host memory, "
+			"credits %s", tlb_credit_mode_str(cfg->host.credits));
+		return 0;
+	}
+
+	mode_t mode = 0600;
+	gid_t gid = (gid_t)-1;
+
+	if (cfg->host.group[0] != '\0') {
+		struct group *gr = getgrnam(cfg->host.group);
+
+		if (gr == NULL) {
+			TLB_LOG(ERR, main, "host.group '%s': no such group",
+				cfg->host.group);
+			return -1;
+		}
+		gid = gr->gr_gid;
+		/* Its host processes attach read-write: they post credits,
+		 * run states and heartbeats. */
+		mode = 0660;
+	}
+	if (tlb_transport_shm_create(cfg->host.credit_ring,
+				     cfg->ports.n_targets, cfg->host.ring_size,
+				     mode, gid, out, err, sizeof(err)) != 0) {
+		TLB_LOG(ERR, main, "%s", err);
+		return -1;
+	}
+	TLB_LOG(INFO, main, "host transport shm: credit ring %s, %u cores x "
+		"%u records, credits %s", cfg->host.credit_ring,
+		cfg->ports.n_targets, cfg->host.ring_size,
+		tlb_credit_mode_str(cfg->host.credits));
+	return 0;
+}
+
 static int
 run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 {
 	struct rte_mempool *pool = NULL;
-	struct tlb_cr *cr = NULL;
+	struct tlb_transport *host = NULL;
 	char err[256];
 	int rc = EXIT_FAILURE;
 
@@ -195,38 +242,15 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	if (tlb_ports_setup(cfg, &pool) != 0)
 		goto out;
 
-	mode_t mode = 0600;
-	gid_t gid = (gid_t)-1;
-
-	if (cfg->host.group[0] != '\0') {
-		struct group *gr = getgrnam(cfg->host.group);
-
-		if (gr == NULL) {
-			TLB_LOG(ERR, main, "host.group '%s': no such group",
-				cfg->host.group);
-			goto out;
-		}
-		gid = gr->gr_gid;
-		/* Its host processes attach read-write: they post credits,
-		 * run states and heartbeats. */
-		mode = 0660;
-	}
-	if (tlb_cr_create_group(cfg->host.credit_ring, cfg->ports.n_targets,
-				cfg->host.ring_size, mode, gid, &cr, err,
-				sizeof(err)) != 0) {
-		TLB_LOG(ERR, main, "%s", err);
+	if (open_transport(cfg, &host) != 0)
 		goto out;
-	}
-	TLB_LOG(INFO, main, "credit ring %s: %u cores x %u records, credits %s",
-		cfg->host.credit_ring, cfg->ports.n_targets,
-		cfg->host.ring_size, tlb_credit_mode_str(cfg->host.credits));
 
 	for (unsigned int i = 0; i < cfg->datapath.n_lcores; i++) {
 		unsigned int lcore = cfg->datapath.lcores[i];
 		struct tlb_dp *dp = rte_zmalloc_socket("tlb_dp", sizeof(*dp),
 			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
 
-		if (dp == NULL || tlb_dp_init(dp, cfg, lcore, i, cr, err,
+		if (dp == NULL || tlb_dp_init(dp, cfg, lcore, i, host, err,
 					      sizeof(err)) != 0) {
 			TLB_LOG(ERR, main, "dispatcher %u: %s", i,
 				dp == NULL ? "no memory" : err);
@@ -263,8 +287,7 @@ out:
 	tlb_n_dps = 0;
 	tlb_ports_teardown();
 	rte_mempool_free(pool);
-	if (cr != NULL)
-		tlb_cr_destroy(cr, true);
+	tlb_transport_close(host);
 	rte_eal_cleanup();
 	return rc;
 }

@@ -14,7 +14,7 @@
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "turbolb/credit_ring.h"
+#include "turbolb/transport.h"
 #include "turbolb/stats.h"
 #include "control.h"
 #include "dp.h"
@@ -44,25 +44,27 @@ sum_parse_drop(unsigned int code)
 	return v;
 }
 
-/* The host kick agent's counters, from the credit ring (turbolb-kickd
- * writes them into each core's slot; all zero without an agent). */
+/* The host kick agent's counters, through the host transport (on shm
+ * turbolb-kickd writes them into each core's slot; all zero without an
+ * agent). */
 static void
 sum_kick_stats(struct tlb_cr_kick_stats *t)
 {
-	struct tlb_cr_kick_stats ks;
+	struct tlb_transport_core_info info;
 
 	memset(t, 0, sizeof(*t));
 	for (unsigned int n = 0; n < tlb_n_dps; n++) {
 		const struct tlb_dp *dp = tlb_dps[n];
 
-		if (dp->cr == NULL)
+		if (dp->host == NULL)
 			continue;
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
-			tlb_cr_kick_stats(dp->cr, dp->core_id[i], &ks);
-			t->kicks_served += ks.kicks_served;
-			t->boosts += ks.boosts;
-			t->reverted_drain += ks.reverted_drain;
-			t->reverted_bound += ks.reverted_bound;
+			tlb_transport_core_info(dp->host, dp->core_id[i],
+						&info);
+			t->kicks_served += info.kick.kicks_served;
+			t->boosts += info.kick.boosts;
+			t->reverted_drain += info.kick.reverted_drain;
+			t->reverted_bound += info.kick.reverted_bound;
 		}
 	}
 }
@@ -164,24 +166,25 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(core, "stale_events",
 				tlb_counter_read(&c->stale_events));
 			rte_tel_data_add_dict_u64(core, "dispatcher", n);
-			if (dp->cr != NULL) {
-				struct tlb_cr_kick_stats ks;
-				uint32_t id = dp->core_id[i];
+			if (dp->host != NULL) {
+				struct tlb_transport_core_info info;
 
-				tlb_cr_kick_stats(dp->cr, id, &ks);
+				tlb_transport_core_info(dp->host,
+							dp->core_id[i], &info);
 				rte_tel_data_add_dict_u64(core, "tid",
-					tlb_cr_tid(dp->cr, id, NULL));
+							  info.tid);
 				rte_tel_data_add_dict_u64(core, "off_cpu",
-					(tlb_cr_sched(dp->cr, id) &
-					 TLB_CR_SCHED_OFF_CPU) != 0);
+							  info.off_cpu);
 				rte_tel_data_add_dict_u64(core, "kicks_served",
-							  ks.kicks_served);
+					info.kick.kicks_served);
 				rte_tel_data_add_dict_u64(core, "kick_boosts",
-							  ks.boosts);
+							  info.kick.boosts);
 				rte_tel_data_add_dict_u64(core,
-					"kick_reverted_drain", ks.reverted_drain);
+					"kick_reverted_drain",
+					info.kick.reverted_drain);
 				rte_tel_data_add_dict_u64(core,
-					"kick_reverted_bound", ks.reverted_bound);
+					"kick_reverted_bound",
+					info.kick.reverted_bound);
 			}
 			snprintf(key, sizeof(key), "%u", dp->core_id[i]);
 			rte_tel_data_add_dict_container(d, key, core, 0);
@@ -214,6 +217,9 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "fifo_capacity", snap.fifo.capacity);
 	rte_tel_data_add_dict_string(d, "credits",
 				     tlb_credit_mode_str(snap.host.credits));
+	rte_tel_data_add_dict_string(d, "transport",
+				     dp->host != NULL ? dp->host->ops->name :
+							"none");
 	rte_tel_data_add_dict_u64(d, "stale_timeout_us",
 				  snap.host.stale_timeout_us);
 	rte_tel_data_add_dict_u64(d, "udp_port", snap.rpc.udp_ports[0]);

@@ -36,6 +36,7 @@ struct cfg_ctx {
 	/* remembered for the check across sections, done at the end */
 	const yaml_node_t *main_lcore_node;
 	const yaml_node_t *lcores_node;
+	const yaml_node_t *transport_node;
 };
 
 enum cfg_kind {
@@ -96,9 +97,10 @@ struct cfg_key {
 #define KEY_STR(n, type, f, fl, hook) \
 	{ .name = n, .kind = CFG_STR, .flags = fl, .off = offsetof(type, f), \
 	  .size = FIELD_SIZE(type, f), .done = hook }
-#define KEY_ENUM(n, type, f, tbl) \
+#define KEY_ENUM_HOOK(n, type, f, tbl, hook) \
 	{ .name = n, .kind = CFG_ENUM, .off = offsetof(type, f), \
-	  .names = tbl }
+	  .names = tbl, .done = hook }
+#define KEY_ENUM(n, type, f, tbl) KEY_ENUM_HOOK(n, type, f, tbl, NULL)
 #define KEY_STR_LIST(n, type, f, cnt) \
 	{ .name = n, .kind = CFG_STR_LIST, .flags = CFG_NONEMPTY, \
 	  .off = offsetof(type, f), .count_off = offsetof(type, cnt), \
@@ -112,6 +114,12 @@ struct cfg_key {
 	{ .name = n, .kind = CFG_MAP, .flags = fl, .off = off_, .sub = keys, \
 	  .done = hook }
 #define KEY_END { .name = NULL }
+
+static const struct cfg_enum_name transport_names[] = {
+	{ "shm", TLB_TRANSPORT_SHM },
+	{ "none", TLB_TRANSPORT_NONE },
+	{ NULL, 0 },
+};
 
 static const struct cfg_enum_name credit_mode_names[] = {
 	{ "ring", TLB_CREDITS_RING },
@@ -787,6 +795,35 @@ remember_lcores(struct cfg_ctx *ctx, const struct cfg_key *key,
 	ctx->lcores_node = node;
 }
 
+static void
+remember_transport(struct cfg_ctx *ctx, const struct cfg_key *key,
+		   const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)path;
+	(void)field;
+	ctx->transport_node = node;
+}
+
+/* Without host memory there is no ring to read credits from and no
+ * doorbell to ring. */
+static void
+check_transport(struct cfg_ctx *ctx)
+{
+	const struct tlb_config *cfg = ctx->cfg;
+
+	if (cfg->host.transport != TLB_TRANSPORT_NONE)
+		return;
+	if (cfg->host.credits == TLB_CREDITS_RING)
+		cfg_error(ctx, ctx->transport_node,
+			  "host.transport: none has no credit ring; set "
+			  "host.credits: inband");
+	if (cfg->kick.enabled)
+		cfg_error(ctx, ctx->transport_node,
+			  "host.transport: none has no doorbell; the kick "
+			  "(kick.enabled) needs host.transport: shm");
+}
+
 /* The EAL's main lcore runs control work; a datapath loop there would
  * starve it (and DPDK refuses to launch a worker on it). */
 static void
@@ -963,6 +1000,8 @@ static const struct cfg_key affinity_keys[] = {
 };
 
 static const struct cfg_key host_keys[] = {
+	KEY_ENUM_HOOK("transport", C, host.transport, transport_names,
+		      remember_transport),
 	KEY_ENUM("credits", C, host.credits, credit_mode_names),
 	KEY_STR("credit_ring", C, host.credit_ring, 0, check_shm_name),
 	KEY_UINT("ring_size", C, host.ring_size, 16, TLB_CR_MAX_RING,
@@ -1090,6 +1129,7 @@ load_text(struct cfg_ctx *ctx, const char *text, size_t len)
 	else
 		parse_map(ctx, root, root_keys, "", ctx->cfg);
 	check_lcores(ctx);
+	check_transport(ctx);
 	ctx->doc = NULL;
 	yaml_document_delete(&doc);
 
@@ -1138,6 +1178,7 @@ tlb_config_defaults(struct tlb_config *cfg)
 	cfg->kick.min_interval_us = 100;
 	cfg->kick.stall_us = 200;
 
+	cfg->host.transport = TLB_TRANSPORT_SHM;
 	cfg->host.credits = TLB_CREDITS_RING;
 	strlcpy(cfg->host.credit_ring, "/turbolb-credits",
 		sizeof(cfg->host.credit_ring));
@@ -1261,6 +1302,12 @@ tlb_credit_mode_str(enum tlb_credit_mode m)
 }
 
 const char *
+tlb_transport_kind_str(enum tlb_transport_kind k)
+{
+	return enum_name(transport_names, (int)k);
+}
+
+const char *
 tlb_log_level_str(enum tlb_log_level l)
 {
 	return enum_name(log_level_names, (int)l);
@@ -1278,10 +1325,12 @@ tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len)
 		snprintf(param, sizeof(param), " (k=%u)", cfg->policy.params.k);
 	snprintf(buf, len,
 		 "policy %s%s, %u target%s, uplink %s, %u datapath lcore%s, "
-		 "credits %s",
+		 "credits %s%s",
 		 cfg->policy.name, param, cfg->ports.n_targets,
 		 cfg->ports.n_targets == 1 ? "" : "s",
 		 cfg->ports.uplink.port[0] ? cfg->ports.uplink.port : "(none)",
 		 cfg->datapath.n_lcores, cfg->datapath.n_lcores == 1 ? "" : "s",
-		 tlb_credit_mode_str(cfg->host.credits));
+		 tlb_credit_mode_str(cfg->host.credits),
+		 cfg->host.transport == TLB_TRANSPORT_NONE ?
+			 " (transport none)" : "");
 }

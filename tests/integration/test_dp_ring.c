@@ -113,18 +113,45 @@ counter(enum tlb_dp_counter c)
 
 /* ---- fixtures ---- */
 
+static struct tlb_transport *xport; /* the host transport of this case */
+
+/* Starts the dispatcher; cr (may be NULL) is wrapped as its shm host
+ * transport. */
 static void
-start(const char *policy, uint32_t k, enum tlb_credit_mode credits,
-      struct tlb_cr *cr)
+start_with(const char *policy, uint32_t k, enum tlb_credit_mode credits,
+	   struct tlb_transport *t)
 {
 	char err[256];
 
 	strcpy(cfg.policy.name, policy);
 	cfg.policy.params.k = k;
 	cfg.host.credits = credits;
-	assert_int_equal(tlb_dp_init(&dp, &cfg, 1, 0, cr, err, sizeof(err)), 0);
+	xport = t;
+	assert_int_equal(tlb_dp_init(&dp, &cfg, 1, 0, t, err, sizeof(err)), 0);
 	tlb_dps[0] = &dp;
 	tlb_n_dps = 1;
+}
+
+static void
+start(const char *policy, uint32_t k, enum tlb_credit_mode credits,
+      struct tlb_cr *cr)
+{
+	struct tlb_transport *t = NULL;
+	char err[256];
+
+	if (cr != NULL)
+		assert_int_equal(tlb_transport_shm_wrap(cr, &t, err,
+							sizeof(err)), 0);
+	start_with(policy, k, credits, t);
+}
+
+/* Before the case destroys its ring: the dispatcher reads it no more. */
+static void
+close_host(void)
+{
+	tlb_transport_close(xport);
+	xport = NULL;
+	dp.host = NULL;
 }
 
 static int
@@ -132,6 +159,7 @@ teardown_dp(void **state)
 {
 	(void)state;
 	tlb_dp_fini(&dp);
+	close_host();
 	drain(up.tx[0]);
 	drain(def.tx[0]);
 	for (int i = 0; i < N_CORES; i++)
@@ -509,8 +537,50 @@ test_credit_ring(void **state)
 	assert_false(tlb_lv_eligible(dp.lv, 0));
 	assert_true(tlb_lv_eligible(dp.lv, 1));
 	tlb_cr_detach(host);
+	close_host();
 	tlb_cr_destroy(nic, true);
-	dp.cr = NULL;
+}
+
+/* Without host memory (transport none): every core is taken as running,
+ * occupancy comes from the responses alone, the kick is off even when asked
+ * for (no doorbell), and no host epoch ever resets the view. */
+static void
+test_transport_none(void **state)
+{
+	struct tlb_transport *t;
+	struct out_pkt out[64];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tlb_transport_none_create(N_CORES, &t, err,
+						   sizeof(err)), 0);
+	assert_false(tlb_transport_can_kick(t));
+	cfg.kick.enabled = true;
+	start_with("jsq", 2, TLB_CREDITS_INBAND, t);
+	cfg.kick.enabled = false;
+	assert_false(dp.kick);
+	/* Housekeeping (every tx_flush_us) reads the run states. */
+	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	pump();
+	for (uint32_t c = 0; c < N_CORES; c++) {
+		assert_true(dp.lv->core[c].running);
+		assert_true(tlb_lv_eligible(dp.lv, c));
+	}
+	for (int r = 0; r < 2 * N_CORES; r++)
+		send_request(38000, 100);
+	pump();
+	for (int c = 0; c < N_CORES; c++) {
+		assert_int_equal(collect(tgt[c].tx[0], out, 64), 2);
+		respond((unsigned int)c, &out[0]);
+	}
+	pump();
+	for (uint32_t c = 0; c < N_CORES; c++)
+		assert_int_equal(tlb_lv_outstanding(dp.lv, c), 1);
+	assert_int_equal(counter(TLB_DP_completions_inband), N_CORES);
+	assert_int_equal(counter(TLB_DP_completions_credit), 0);
+	assert_int_equal(counter(TLB_DP_host_restarts), 0);
+	assert_int_equal(counter(TLB_DP_stranded), 0);
+	assert_int_equal(drain(up.tx[0]), N_CORES);
 }
 
 static void
@@ -592,8 +662,8 @@ test_kick_parked_core(void **state)
 	assert_int_equal(tlb_cr_doorbell(host, 2), 1);
 	assert_int_equal(counter(TLB_DP_kicks_sent), 3);
 	tlb_cr_detach(host);
+	close_host();
 	tlb_cr_destroy(nic, true);
-	dp.cr = NULL;
 }
 
 static void
@@ -685,8 +755,8 @@ test_restart_with_buffered_request(void **state)
 		for (unsigned int i = 0; i < n_fill[c]; i++)
 			assert_int_equal(rte_ring_dequeue(tgt[c].tx[0], &x), 0);
 	tlb_cr_detach(host);
+	close_host();
 	tlb_cr_destroy(nic, true);
-	dp.cr = NULL;
 	assert_int_equal(counter(TLB_DP_messages), 1);
 	assert_int_equal(counter(TLB_DP_host_restarts), 1);
 	assert_int_equal(counter(TLB_DP_stranded) +
@@ -710,6 +780,7 @@ main(void)
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_malformed_counted, teardown_dp),
 		cmocka_unit_test_teardown(test_credit_ring, teardown_dp),
+		cmocka_unit_test_teardown(test_transport_none, teardown_dp),
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
 					  teardown_dp),

@@ -776,6 +776,36 @@ test_summary_and_names(void **state)
 	tlb_config_free(&cfg);
 	free(msgs);
 
+	/* Without host memory: in-band credits, said in the summary. */
+	assert_int_equal(load_text(BASE "host:\n  transport: none\n"
+				   "  credits: inband\n", &cfg, &msgs), 0);
+	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_NONE);
+	tlb_config_summary(&cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "credits inband (transport none)"));
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(BASE, &cfg, &msgs), 0);
+	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_SHM);
+	tlb_config_free(&cfg);
+	free(msgs);
+	/* Both conflicts, each at the transport key. */
+	assert_int_equal(load_text(BASE "host:\n  transport: none\n"
+				   "kick: { enabled: true }\n", &cfg, &msgs),
+			 2);
+	assert_non_null(strstr(msgs, "t.yaml:5:14: host.transport: none has "
+				     "no credit ring"));
+	assert_non_null(strstr(msgs, "t.yaml:5:14: host.transport: none has "
+				     "no doorbell"));
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(BASE "host:\n  transport: dma\n", &cfg,
+				   &msgs), 1);
+	assert_non_null(strstr(msgs, "t.yaml:5:14: "));
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_string_equal(tlb_transport_kind_str(TLB_TRANSPORT_SHM), "shm");
+	assert_string_equal(tlb_transport_kind_str(TLB_TRANSPORT_NONE), "none");
+
 	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_RING), "ring");
 	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_INBAND), "inband");
 	assert_string_equal(tlb_log_level_str(TLB_LOG_EMERG), "emerg");

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The host transport: what the NIC side learns from the host and tells it,
+ * behind one small interface. No DPDK.
+ *
+ * The dispatcher needs four things from the host: completion credits of
+ * each core, each core's run state, the host epoch (a new epoch means the
+ * host side restarted: forget what was outstanding) and, for the scheduler
+ * kick, a doorbell per core. Where those live depends on the machine:
+ *
+ *   shm   the credit ring (credit_ring.h) in POSIX shared memory: NIC side
+ *         and host share one memory, as in the emulated topology here.
+ *   none  no host memory at all: occupancy comes only from counting the
+ *         responses that pass back (host.credits: inband); every core is
+ *         taken as running, there is no host epoch and no doorbell.
+ *
+ * On a BlueField the Arm cores do not share memory with the host: a
+ * production transport maps the same operations onto DOCA DMA reads of
+ * host memory exported with doca_mmap_export, or onto RDMA writes from the
+ * host into Arm memory (docs/deployment-bluefield.md). It is one more
+ * struct tlb_transport_ops.
+ *
+ * Threads: drain(core) is called only by the dispatcher that owns core
+ * (one consumer per core); state, host_epoch and doorbell by dispatchers;
+ * core_info by the control thread. An implementation keeps its words
+ * single-writer as the credit ring does.
+ */
+#ifndef TURBOLB_TRANSPORT_H
+#define TURBOLB_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "turbolb/credit_ring.h"
+
+/* What the control thread shows of one host core (telemetry). */
+struct tlb_transport_core_info {
+	uint32_t tid;      /* thread serving the core; 0: not published */
+	bool off_cpu;      /* the kick agent saw that thread off its CPU */
+	struct tlb_cr_kick_stats kick;
+};
+
+struct tlb_transport;
+
+struct tlb_transport_ops {
+	const char *name;
+	/* Moves at most max credit records of core into out; returns the
+	 * count. */
+	unsigned int (*drain)(void *ctx, uint32_t core, struct tlb_credit *out,
+			      unsigned int max);
+	enum tlb_core_run_state (*state)(const void *ctx, uint32_t core);
+	/* 0: no host attached yet. */
+	uint64_t (*host_epoch)(const void *ctx);
+	/* NULL: this transport cannot kick. */
+	void (*doorbell)(void *ctx, uint32_t core);
+	void (*core_info)(const void *ctx, uint32_t core,
+			  struct tlb_transport_core_info *out);
+	/* Releases what the transport holds, t itself included. */
+	void (*close)(struct tlb_transport *t);
+};
+
+struct tlb_transport {
+	const struct tlb_transport_ops *ops;
+	void *ctx;
+	uint32_t n_cores;
+	bool has_credits; /* drain can return records */
+};
+
+/* Creates the shared-memory transport: the credit ring `name` for n_cores
+ * cores of ring_size records, with the given mode and group (see
+ * tlb_cr_create_group). Returns 0, or -1 with err filled. */
+int tlb_transport_shm_create(const char *name, uint32_t n_cores,
+			     uint32_t ring_size, mode_t mode, gid_t gid,
+			     struct tlb_transport **out, char *err,
+			     size_t errlen);
+
+/* Wraps a credit ring the caller created and keeps (tests, tools):
+ * closing the transport leaves the ring alone. */
+int tlb_transport_shm_wrap(struct tlb_cr *cr, struct tlb_transport **out,
+			   char *err, size_t errlen);
+
+/* Creates the transport without host memory (in-band occupancy only). */
+int tlb_transport_none_create(uint32_t n_cores, struct tlb_transport **out,
+			      char *err, size_t errlen);
+
+/* Closes what the implementation opened (the shm transport marks its
+ * ring closed for the host and unlinks it) and frees t. NULL: no-op. */
+static inline void
+tlb_transport_close(struct tlb_transport *t)
+{
+	if (t != NULL)
+		t->ops->close(t);
+}
+
+static inline unsigned int
+tlb_transport_drain(struct tlb_transport *t, uint32_t core,
+		    struct tlb_credit *out, unsigned int max)
+{
+	return t->ops->drain(t->ctx, core, out, max);
+}
+
+static inline enum tlb_core_run_state
+tlb_transport_state(const struct tlb_transport *t, uint32_t core)
+{
+	return t->ops->state(t->ctx, core);
+}
+
+static inline uint64_t
+tlb_transport_host_epoch(const struct tlb_transport *t)
+{
+	return t->ops->host_epoch(t->ctx);
+}
+
+static inline bool
+tlb_transport_can_kick(const struct tlb_transport *t)
+{
+	return t->ops->doorbell != NULL;
+}
+
+static inline void
+tlb_transport_doorbell(struct tlb_transport *t, uint32_t core)
+{
+	t->ops->doorbell(t->ctx, core);
+}
+
+static inline void
+tlb_transport_core_info(const struct tlb_transport *t, uint32_t core,
+			struct tlb_transport_core_info *out)
+{
+	t->ops->core_info(t->ctx, core, out);
+}
+
+#endif /* TURBOLB_TRANSPORT_H */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The shared-memory host transport: the credit ring, where the NIC side
+ * and the host share one memory (the emulated topology; a host-side NIC
+ * deployment). Each operation is the credit ring's own.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "turbolb/transport.h"
+
+struct shm_transport {
+	struct tlb_transport t;
+	struct tlb_cr *cr;
+	bool owned; /* created here: destroyed (and unlinked) on close */
+};
+
+static unsigned int
+shm_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
+{
+	return tlb_cr_drain(ctx, core, out, max);
+}
+
+static enum tlb_core_run_state
+shm_state(const void *ctx, uint32_t core)
+{
+	return tlb_cr_state(ctx, core);
+}
+
+static uint64_t
+shm_host_epoch(const void *ctx)
+{
+	return tlb_cr_host_epoch(ctx);
+}
+
+static void
+shm_doorbell(void *ctx, uint32_t core)
+{
+	tlb_cr_ring_doorbell(ctx, core);
+}
+
+static void
+shm_core_info(const void *ctx, uint32_t core,
+	      struct tlb_transport_core_info *out)
+{
+	out->tid = tlb_cr_tid(ctx, core, NULL);
+	out->off_cpu = (tlb_cr_sched(ctx, core) & TLB_CR_SCHED_OFF_CPU) != 0;
+	tlb_cr_kick_stats(ctx, core, &out->kick);
+}
+
+/* What it created, it destroys. */
+static void
+shm_close(struct tlb_transport *t)
+{
+	struct shm_transport *s = (struct shm_transport *)t;
+
+	if (s->owned)
+		tlb_cr_destroy(s->cr, true);
+	free(s);
+}
+
+static const struct tlb_transport_ops shm_ops = {
+	.name = "shm",
+	.drain = shm_drain,
+	.state = shm_state,
+	.host_epoch = shm_host_epoch,
+	.doorbell = shm_doorbell,
+	.core_info = shm_core_info,
+	.close = shm_close,
+};
+
+static int
+shm_new(struct tlb_cr *cr, bool owned, struct tlb_transport **out,
+	char *err, size_t errlen)
+{
+	struct shm_transport *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		snprintf(err, errlen, "shm transport: out of memory");
+		return -1;
+	}
+	s->cr = cr;
+	s->owned = owned;
+	s->t.ops = &shm_ops;
+	s->t.ctx = cr;
+	s->t.n_cores = tlb_cr_n_cores(cr);
+	s->t.has_credits = true;
+	*out = &s->t;
+	return 0;
+}
+
+int
+tlb_transport_shm_create(const char *name, uint32_t n_cores,
+			 uint32_t ring_size, mode_t mode, gid_t gid,
+			 struct tlb_transport **out, char *err, size_t errlen)
+{
+	struct tlb_cr *cr;
+
+	if (tlb_cr_create_group(name, n_cores, ring_size, mode, gid, &cr, err,
+				errlen) != 0)
+		return -1;
+	if (shm_new(cr, true, out, err, errlen) != 0) {
+		tlb_cr_destroy(cr, true);
+		return -1;
+	}
+	return 0;
+}
+
+int
+tlb_transport_shm_wrap(struct tlb_cr *cr, struct tlb_transport **out,
+		       char *err, size_t errlen)
+{
+	return shm_new(cr, false, out, err, errlen);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The host transports behind struct tlb_transport_ops: shm (the credit
+ * ring) hands the dispatcher exactly what the host side wrote, and none
+ * (no host memory) reports nothing but running cores.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "turbolb/transport.h"
+
+static char ring_name[64];
+
+static int
+setup_name(void **state)
+{
+	static unsigned int seq;
+
+	(void)state;
+	snprintf(ring_name, sizeof(ring_name), "/tlb-xport-%d-%u", getpid(),
+		 seq++);
+	return 0;
+}
+
+static void
+test_shm_round_trip(void **state)
+{
+	struct tlb_transport *t;
+	struct tlb_cr *host;
+	struct tlb_credit in[3] = {
+		{ .completions = 1, .work_ns = 100 },
+		{ .completions = 2, .work_ns = 250 },
+		{ .completions = 4, .work_ns = 7 },
+	}, out[8];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tlb_transport_shm_create(ring_name, 4, 16, 0600,
+						  (gid_t)-1, &t, err,
+						  sizeof(err)), 0);
+	assert_string_equal(t->ops->name, "shm");
+	assert_int_equal(t->n_cores, 4);
+	assert_true(t->has_credits);
+	assert_true(tlb_transport_can_kick(t));
+	assert_int_equal(tlb_transport_host_epoch(t), 0);
+	assert_int_equal(tlb_transport_state(t, 2), TLB_RUN_OFFLINE);
+
+	/* A host attaches: new epoch, its run state and credits come
+	 * through, each core's on its own. */
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	uint64_t epoch = tlb_transport_host_epoch(t);
+	assert_int_not_equal(epoch, 0);
+	tlb_cr_set_state(host, 2, TLB_RUN_RUNNING);
+	tlb_cr_set_state(host, 3, TLB_RUN_PARKED);
+	assert_int_equal(tlb_transport_state(t, 2), TLB_RUN_RUNNING);
+	assert_int_equal(tlb_transport_state(t, 3), TLB_RUN_PARKED);
+	assert_int_equal(tlb_cr_post(host, 2, in, 3), 3);
+	assert_int_equal(tlb_transport_drain(t, 1, out, 8), 0);
+	assert_int_equal(tlb_transport_drain(t, 2, out, 2), 2);
+	assert_int_equal(out[0].completions, 1);
+	assert_int_equal(out[1].work_ns, 250);
+	assert_int_equal(tlb_transport_drain(t, 2, out, 8), 1);
+	assert_int_equal(out[0].completions, 4);
+	assert_int_equal(tlb_transport_drain(t, 2, out, 8), 0);
+
+	/* The doorbell reaches the host's view of the same core only. */
+	tlb_transport_doorbell(t, 3);
+	tlb_transport_doorbell(t, 3);
+	assert_int_equal(tlb_cr_doorbell(host, 3), 2);
+	assert_int_equal(tlb_cr_doorbell(host, 2), 0);
+
+	struct tlb_transport_core_info info;
+	tlb_cr_set_tid(host, 1, 77, 1234);
+	tlb_transport_core_info(t, 1, &info);
+	assert_int_equal(info.tid, 1234);
+	assert_false(info.off_cpu);
+	assert_int_equal(info.kick.boosts, 0);
+
+	/* Closing what it created marks the ring closed for the host and
+	 * removes its name. */
+	tlb_transport_close(t);
+	assert_true(tlb_cr_closed(host));
+	tlb_cr_detach(host);
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), -1);
+}
+
+static void
+test_shm_wrap_leaves_ring(void **state)
+{
+	struct tlb_transport *t;
+	struct tlb_cr *nic, *host;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tlb_cr_create(ring_name, 2, 16, 0600, &nic, err,
+				       sizeof(err)), 0);
+	assert_int_equal(tlb_transport_shm_wrap(nic, &t, err, sizeof(err)), 0);
+	assert_int_equal(t->n_cores, 2);
+	tlb_transport_close(t);
+	/* Still there and open: the caller owns it. */
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_false(tlb_cr_closed(host));
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+}
+
+static void
+test_shm_create_error(void **state)
+{
+	struct tlb_transport *t = NULL;
+	char err[256] = "";
+
+	(void)state;
+	/* ring_size must be a power of two */
+	assert_int_equal(tlb_transport_shm_create(ring_name, 2, 100, 0600,
+						  (gid_t)-1, &t, err,
+						  sizeof(err)), -1);
+	assert_null(t);
+	assert_true(err[0] != '\0');
+}
+
+static void
+test_none(void **state)
+{
+	struct tlb_transport *t = NULL;
+	struct tlb_transport_core_info info;
+	struct tlb_credit out[4];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tlb_transport_none_create(0, &t, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "0 cores"));
+	assert_int_equal(tlb_transport_none_create(8, &t, err, sizeof(err)),
+			 0);
+	assert_string_equal(t->ops->name, "none");
+	assert_false(t->has_credits);
+	assert_false(tlb_transport_can_kick(t));
+	assert_int_equal(tlb_transport_host_epoch(t), 0);
+	for (uint32_t c = 0; c < 8; c++) {
+		assert_int_equal(tlb_transport_state(t, c), TLB_RUN_RUNNING);
+		assert_int_equal(tlb_transport_drain(t, c, out, 4), 0);
+	}
+	memset(&info, 0xff, sizeof(info));
+	tlb_transport_core_info(t, 5, &info);
+	assert_int_equal(info.tid, 0);
+	assert_false(info.off_cpu);
+	assert_int_equal(info.kick.kicks_served, 0);
+	tlb_transport_close(t);
+	tlb_transport_close(NULL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_shm_round_trip, setup_name),
+		cmocka_unit_test_setup(test_shm_wrap_leaves_ring, setup_name),
+		cmocka_unit_test_setup(test_shm_create_error, setup_name),
+		cmocka_unit_test(test_none),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
