@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * turbolb-server: the reference RPC server. One ethdev port with N RX and
- * N TX queues; logical core i runs on its own EAL worker lcore, polls RX
- * queue i and answers on TX queue i. Modes: spin (busy-waits for the
+ * N TX queues, logical core i on its own EAL worker lcore polling RX queue
+ * i and answering on TX queue i; or, with --port-per-core, N ports (one VF
+ * per host core on real hardware) with core i on queue 0 of port i. Modes: spin (busy-waits for the
  * request's service-time hint: the Turbo evaluation's synthetic server)
  * and kv (GET/PUT/DEL on an in-memory table shared by all cores). With a
  * credit ring it reports completions, run state and heartbeats through
  * libturbolb-host, and reattaches when the daemon restarts.
  *
- *   turbolb-server [EAL args] -- --cores N [--port NAME] [--mode spin|kv]
+ *   turbolb-server [EAL args] -- --cores N [--port NAME]... [--port-per-core]
+ *       [--mode spin|kv]
  *       [--credit-ring NAME] [--idle-sleep-us U] [--udp-port 9000]
  *       [--batch B] [--stats FILE] [--kv-capacity N] [--max-spin-us U]
  *
@@ -119,9 +121,36 @@ struct core_stats {
 	uint64_t parse_err[TLB_PARSE_ERR_MAX];
 };
 
+/* Port control (main lcore: rw). */
+enum port_state {
+	PORT_RUNNING,
+	PORT_PAUSING,	/* waiting for every core on it to stop polling */
+	PORT_STOPPED,	/* trying to start it again */
+};
+
+struct srv_port {
+	uint16_t id;
+	uint16_t n_queues;
+	uint16_t nb_rxd;
+	uint16_t nb_txd;
+	char name[RTE_ETH_NAME_MAX_LEN];
+	bool configured;	/* rte_eth_dev_configure() done: close it */
+	bool reconnects;	/* memif: restart the port on link down */
+	enum port_state state;
+	int last_link;
+	unsigned int down_ticks;
+	unsigned int start_tries;
+	uint64_t restarts;
+	/* main lcore: wo; this port's workers: ro. Set while the port must
+	 * not be polled. */
+	bool pause_req;
+};
+
 struct srv_core {
-	uint32_t idx;		/* logical core = queue */
+	uint32_t idx;		/* logical core */
 	unsigned int lcore;
+	struct srv_port *port;
+	uint16_t queue;
 	struct tlb_host_core *credit; /* NULL without a credit ring */
 	bool paused;		/* worker: wo, main lcore: ro */
 	struct core_stats st;
@@ -129,7 +158,9 @@ struct srv_core {
 
 struct srv_conf {
 	uint32_t n_cores;
-	const char *port_name;
+	const char *port_names[TLB_CR_MAX_CORES];
+	uint32_t n_port_names;
+	bool port_per_core;
 	enum srv_mode mode;
 	const char *credit_ring;
 	uint32_t idle_sleep_us;
@@ -143,8 +174,8 @@ struct srv_conf {
 static volatile bool force_quit;
 
 static struct srv_conf conf;
-static uint16_t port_id;
-static char port_name[RTE_ETH_NAME_MAX_LEN];
+static struct srv_port *ports;
+static uint32_t n_ports;
 static struct rte_mempool *pool;
 static struct tlb_host *host;
 static struct kv_table kv;
@@ -152,19 +183,6 @@ static struct srv_core *cores;
 static uint64_t tsc_hz;
 static uint64_t reattaches;
 static uint64_t reattach_failures;
-
-/* Port control (main lcore: rw). */
-enum port_state {
-	PORT_RUNNING,
-	PORT_PAUSING,	/* waiting for every core to stop polling */
-	PORT_STOPPED,	/* trying to start it again */
-};
-static enum port_state port_state;
-static bool port_reconnects;	/* memif: restart the port on link down */
-static unsigned int port_start_tries;
-static uint64_t port_restarts;
-/* main lcore: wo; workers: ro. Set while the port must not be polled. */
-static bool pause_req;
 
 static void
 signal_handler(int sig)
@@ -180,6 +198,8 @@ usage(const char *prog)
 		"Usage: %s [EAL args] -- --cores N [options]\n"
 		"  --cores N            logical cores (RX/TX queue pairs), one per EAL worker lcore\n"
 		"  --port NAME          ethdev port name or id (default: the first port)\n"
+		"  --port-per-core      core i polls queue 0 of port i (one VF per core): N ports,\n"
+		"                       the --port names in order or else the first N ports\n"
 		"  --mode spin|kv       spin: busy-wait svc_hint_ns (default); kv: GET/PUT/DEL table\n"
 		"  --credit-ring NAME   report completions to turbolbd through this credit ring\n"
 		"  --batch B            completions per credit record (default %u)\n"
@@ -224,6 +244,7 @@ parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
 enum {
 	OPT_CORES = 256,
 	OPT_PORT,
+	OPT_PORT_PER_CORE,
 	OPT_MODE,
 	OPT_CREDIT_RING,
 	OPT_IDLE_SLEEP_US,
@@ -241,6 +262,7 @@ parse_args(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"cores", required_argument, NULL, OPT_CORES},
 		{"port", required_argument, NULL, OPT_PORT},
+		{"port-per-core", no_argument, NULL, OPT_PORT_PER_CORE},
 		{"mode", required_argument, NULL, OPT_MODE},
 		{"credit-ring", required_argument, NULL, OPT_CREDIT_RING},
 		{"idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP_US},
@@ -269,7 +291,15 @@ parse_args(int argc, char **argv)
 				return -1;
 			break;
 		case OPT_PORT:
-			conf.port_name = optarg;
+			if (conf.n_port_names == RTE_DIM(conf.port_names)) {
+				SRV_LOG(ERR, "--port: at most %zu ports",
+					RTE_DIM(conf.port_names));
+				return -1;
+			}
+			conf.port_names[conf.n_port_names++] = optarg;
+			break;
+		case OPT_PORT_PER_CORE:
+			conf.port_per_core = true;
 			break;
 		case OPT_MODE:
 			if (strcmp(optarg, "spin") == 0) {
@@ -329,6 +359,11 @@ parse_args(int argc, char **argv)
 	}
 	if (optind < argc) {
 		SRV_LOG(ERR, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	if (!conf.port_per_core && conf.n_port_names > 1) {
+		SRV_LOG(ERR, "--port given %u times: one port serves every core unless --port-per-core is given",
+			conf.n_port_names);
 		return -1;
 	}
 	if (conf.popts.n_udp_ports == 0) {
@@ -597,7 +632,8 @@ drop:
 static void
 send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
 {
-	uint16_t sent = rte_eth_tx_burst(port_id, (uint16_t)c->idx, tx, n);
+	const uint16_t pid = c->port->id;
+	uint16_t sent = rte_eth_tx_burst(pid, c->queue, tx, n);
 	uint64_t deadline;
 
 	/* A full TX ring is mostly a peer that was briefly descheduled
@@ -606,8 +642,7 @@ send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
 	if (unlikely(sent < n)) {
 		deadline = rte_rdtsc() + tsc_hz / TX_WAIT_PER_SEC;
 		while (sent < n && rte_rdtsc() < deadline && !force_quit)
-			sent += rte_eth_tx_burst(port_id, (uint16_t)c->idx,
-						 tx + sent,
+			sent += rte_eth_tx_burst(pid, c->queue, tx + sent,
 						 (uint16_t)(n - sent));
 	}
 	c->st.tx += sent;
@@ -627,7 +662,8 @@ core_pause(struct srv_core *c)
 		tlb_host_set_running(c->credit, false);
 	}
 	__atomic_store_n(&c->paused, true, __ATOMIC_RELEASE);
-	while (__atomic_load_n(&pause_req, __ATOMIC_ACQUIRE) && !force_quit) {
+	while (__atomic_load_n(&c->port->pause_req, __ATOMIC_ACQUIRE) &&
+	       !force_quit) {
 		rte_delay_us_sleep(1000);
 		tlb_host_beat(c->credit);
 	}
@@ -642,18 +678,20 @@ core_loop(void *arg)
 	struct rte_mbuf *rx[BURST];
 	struct rte_mbuf *tx[BURST];
 	const uint64_t beat_cycles = tsc_hz / BEAT_PER_SEC;
-	const uint16_t q = (uint16_t)c->idx;
+	const uint16_t pid = c->port->id;
+	const uint16_t q = c->queue;
 	uint64_t last_beat = 0;
 
-	SRV_LOG(INFO, "core %u on lcore %u polls queue %u", c->idx, c->lcore,
-		q);
+	SRV_LOG(INFO, "core %u on lcore %u polls port %s queue %u", c->idx,
+		c->lcore, c->port->name, q);
 	tlb_host_set_running(c->credit, true);
 	while (likely(!force_quit)) {
-		if (unlikely(__atomic_load_n(&pause_req, __ATOMIC_ACQUIRE))) {
+		if (unlikely(__atomic_load_n(&c->port->pause_req,
+					     __ATOMIC_ACQUIRE))) {
 			core_pause(c);
 			continue;
 		}
-		uint16_t nb = rte_eth_rx_burst(port_id, q, rx, BURST);
+		uint16_t nb = rte_eth_rx_burst(pid, q, rx, BURST);
 		uint16_t n_tx = 0;
 		uint64_t now = rte_rdtsc();
 
@@ -697,113 +735,167 @@ core_loop(void *arg)
 
 /* ---- set-up ---- */
 
-static int
-find_port(void)
+static void
+list_ports(void)
 {
+	char name[RTE_ETH_NAME_MAX_LEN];
 	uint16_t pid;
 
-	if (rte_eth_dev_count_avail() == 0) {
-		SRV_LOG(ERR, "no ethdev port: give one in the EAL args, e.g. --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no");
+	SRV_LOG(ERR, "ports are:");
+	RTE_ETH_FOREACH_DEV(pid) {
+		if (rte_eth_dev_get_name_by_port(pid, name) == 0)
+			SRV_LOG(ERR, "  %u: %s", pid, name);
+	}
+}
+
+/* A port by its name or, for a bare number, its id. */
+static int
+port_by_name(const char *name, uint16_t *pid)
+{
+	unsigned long v;
+	char *end;
+
+	if (rte_eth_dev_get_port_by_name(name, pid) == 0)
+		return 0;
+	errno = 0;
+	v = strtoul(name, &end, 10);
+	if (name[0] == '\0' || *end != '\0' || errno != 0 ||
+	    v >= RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port((uint16_t)v)) {
+		SRV_LOG(ERR, "--port: no port named '%s'", name);
+		list_ports();
 		return -1;
 	}
-	if (conf.port_name == NULL) {
-		RTE_ETH_FOREACH_DEV(pid) {
-			port_id = pid;
-			break;
-		}
-	} else if (rte_eth_dev_get_port_by_name(conf.port_name,
-						&port_id) != 0) {
-		char *end;
-		unsigned long v;
-
-		/* A bare number is a port id. */
-		errno = 0;
-		v = strtoul(conf.port_name, &end, 10);
-		if (conf.port_name[0] == '\0' || *end != '\0' || errno != 0 ||
-		    v >= RTE_MAX_ETHPORTS ||
-		    !rte_eth_dev_is_valid_port((uint16_t)v)) {
-			SRV_LOG(ERR, "--port: no port named '%s'; ports are:",
-				conf.port_name);
-			RTE_ETH_FOREACH_DEV(pid) {
-				char name[RTE_ETH_NAME_MAX_LEN];
-
-				if (rte_eth_dev_get_name_by_port(pid, name) == 0)
-					SRV_LOG(ERR, "  %u: %s", pid, name);
-			}
-			return -1;
-		}
-		port_id = (uint16_t)v;
-	}
-	if (rte_eth_dev_get_name_by_port(port_id, port_name) != 0)
-		snprintf(port_name, sizeof(port_name), "%u", port_id);
+	*pid = (uint16_t)v;
 	return 0;
 }
 
+/* The ports, and which core polls which (port, queue): one port with a
+ * queue per core, or with --port-per-core a port per core (queue 0). */
 static int
-port_setup(uint16_t n_queues)
+find_ports(void)
+{
+	uint32_t avail = rte_eth_dev_count_avail();
+	uint16_t pid;
+
+	if (avail == 0) {
+		SRV_LOG(ERR, "no ethdev port: give one in the EAL args, e.g. --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no");
+		return -1;
+	}
+	n_ports = conf.port_per_core ? conf.n_cores : 1;
+	if (conf.port_per_core && conf.n_port_names != 0 &&
+	    conf.n_port_names != conf.n_cores) {
+		SRV_LOG(ERR, "--port-per-core: --port given %u times for --cores %u: name one port per core, or none for the first %u ports",
+			conf.n_port_names, conf.n_cores, conf.n_cores);
+		return -1;
+	}
+	if (conf.n_port_names == 0 && avail < n_ports) {
+		SRV_LOG(ERR, "--port-per-core: --cores %u needs %u ports, the EAL has %u (one --vdev, or one VF on the allow list, per core)",
+			conf.n_cores, n_ports, avail);
+		list_ports();
+		return -1;
+	}
+	ports = calloc(n_ports, sizeof(*ports));
+	if (ports == NULL) {
+		SRV_LOG(ERR, "out of memory for %u ports", n_ports);
+		return -1;
+	}
+	if (conf.n_port_names == 0) {
+		uint32_t i = 0;
+
+		RTE_ETH_FOREACH_DEV(pid) {
+			if (i == n_ports)
+				break;
+			ports[i++].id = pid;
+		}
+	} else {
+		for (uint32_t i = 0; i < n_ports; i++)
+			if (port_by_name(conf.port_names[i], &ports[i].id) < 0)
+				return -1;
+	}
+	for (uint32_t i = 0; i < n_ports; i++) {
+		struct srv_port *p = &ports[i];
+
+		if (rte_eth_dev_get_name_by_port(p->id, p->name) != 0)
+			snprintf(p->name, sizeof(p->name), "%u", p->id);
+		for (uint32_t j = 0; j < i; j++) {
+			if (ports[j].id == p->id) {
+				SRV_LOG(ERR, "--port: %s named twice: each core needs a port of its own",
+					p->name);
+				return -1;
+			}
+		}
+		p->n_queues = conf.port_per_core ? 1 : (uint16_t)conf.n_cores;
+		p->last_link = -1;
+	}
+	for (uint32_t i = 0; i < conf.n_cores; i++) {
+		cores[i].port = &ports[conf.port_per_core ? i : 0];
+		cores[i].queue = conf.port_per_core ? 0 : (uint16_t)i;
+	}
+	return 0;
+}
+
+/* Configures a port and settles its descriptor counts; its queues are set
+ * up once the pool, sized for every port, exists. */
+static int
+port_configure(struct srv_port *p)
 {
 	struct rte_eth_conf pconf;
 	struct rte_eth_dev_info info;
-	uint16_t nb_rxd = NB_RXD, nb_txd = NB_TXD;
-	unsigned int n_mbufs;
-	int socket, rc;
+	int rc;
 
-	rc = rte_eth_dev_info_get(port_id, &info);
+	rc = rte_eth_dev_info_get(p->id, &info);
 	if (rc != 0) {
-		SRV_LOG(ERR, "port %s: cannot get device info: %s", port_name,
+		SRV_LOG(ERR, "port %s: cannot get device info: %s", p->name,
 			rte_strerror(-rc));
 		return -1;
 	}
-	port_reconnects = info.driver_name != NULL &&
-			  strcmp(info.driver_name, "net_memif") == 0;
-	if (info.max_rx_queues < n_queues || info.max_tx_queues < n_queues) {
-		SRV_LOG(ERR, "port %s: --cores %u needs %u RX and TX queues, the port has at most %u RX and %u TX",
-			port_name, n_queues, n_queues, info.max_rx_queues,
+	p->reconnects = info.driver_name != NULL &&
+			strcmp(info.driver_name, "net_memif") == 0;
+	if (info.max_rx_queues < p->n_queues ||
+	    info.max_tx_queues < p->n_queues) {
+		SRV_LOG(ERR, "port %s: --cores %u needs %u RX and TX queues, the port has at most %u RX and %u TX (one port per core: --port-per-core)",
+			p->name, conf.n_cores, p->n_queues, info.max_rx_queues,
 			info.max_tx_queues);
 		return -1;
 	}
 	/* No RSS: each core's queue is a target of its own (the daemon
 	 * picks the queue), so the port must not spread on its own. */
 	memset(&pconf, 0, sizeof(pconf));
-	rc = rte_eth_dev_configure(port_id, n_queues, n_queues, &pconf);
+	rc = rte_eth_dev_configure(p->id, p->n_queues, p->n_queues, &pconf);
 	if (rc != 0) {
-		SRV_LOG(ERR, "port %s: configure %u queues: %s", port_name,
-			n_queues, rte_strerror(-rc));
+		SRV_LOG(ERR, "port %s: configure %u queues: %s", p->name,
+			p->n_queues, rte_strerror(-rc));
 		return -1;
 	}
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port_id, &nb_rxd, &nb_txd);
+	p->configured = true;
+	p->nb_rxd = NB_RXD;
+	p->nb_txd = NB_TXD;
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(p->id, &p->nb_rxd, &p->nb_txd);
 	if (rc != 0) {
-		SRV_LOG(ERR, "port %s: descriptor counts: %s", port_name,
+		SRV_LOG(ERR, "port %s: descriptor counts: %s", p->name,
 			rte_strerror(-rc));
 		return -1;
 	}
-	socket = rte_eth_dev_socket_id(port_id);
-	if (socket < 0)
-		socket = (int)rte_socket_id();
-	/* Every queue's rings full, a burst in flight on each core and the
-	 * per-lcore caches, with room to spare. */
-	n_mbufs = n_queues * (nb_rxd + nb_txd + 2u * BURST + POOL_CACHE) +
-		  1024u;
-	n_mbufs = RTE_MAX(n_mbufs, 8191u);
-	pool = rte_pktmbuf_pool_create("srv_mbufs", n_mbufs, POOL_CACHE, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
-	if (pool == NULL) {
-		SRV_LOG(ERR, "cannot create a pool of %u mbufs: %s (give the EAL more memory with -m)",
-			n_mbufs, rte_strerror(rte_errno));
-		return -1;
-	}
-	for (uint16_t q = 0; q < n_queues; q++) {
-		rc = rte_eth_rx_queue_setup(port_id, q, nb_rxd,
+	return 0;
+}
+
+static int
+port_start(struct srv_port *p, int socket)
+{
+	int rc;
+
+	for (uint16_t q = 0; q < p->n_queues; q++) {
+		rc = rte_eth_rx_queue_setup(p->id, q, p->nb_rxd,
 					    (unsigned int)socket, NULL, pool);
 		if (rc != 0) {
-			SRV_LOG(ERR, "port %s: RX queue %u: %s", port_name, q,
+			SRV_LOG(ERR, "port %s: RX queue %u: %s", p->name, q,
 				rte_strerror(-rc));
 			return -1;
 		}
-		rc = rte_eth_tx_queue_setup(port_id, q, nb_txd,
+		rc = rte_eth_tx_queue_setup(p->id, q, p->nb_txd,
 					    (unsigned int)socket, NULL);
 		if (rc != 0) {
-			SRV_LOG(ERR, "port %s: TX queue %u: %s", port_name, q,
+			SRV_LOG(ERR, "port %s: TX queue %u: %s", p->name, q,
 				rte_strerror(-rc));
 			return -1;
 		}
@@ -811,24 +903,77 @@ port_setup(uint16_t n_queues)
 	/* A memif client cannot start before its peer listens: wait for
 	 * turbolbd rather than make the start order matter. */
 	for (unsigned int tries = 0;; tries++) {
-		rc = rte_eth_dev_start(port_id);
+		rc = rte_eth_dev_start(p->id);
 		if (rc == 0)
 			break;
 		if (force_quit)
 			return -1;
 		if (tries % 100 == 0)
 			SRV_LOG(WARNING, "port %s: start: %s; retrying every 100 ms until a signal (is its peer up?)",
-				port_name, rte_strerror(-rc));
+				p->name, rte_strerror(-rc));
 		rte_delay_us_sleep(100 * 1000);
 	}
+	p->state = PORT_RUNNING;
 	/* Virtual ports often have no notion of it; that is fine. */
-	rc = rte_eth_promiscuous_enable(port_id);
+	rc = rte_eth_promiscuous_enable(p->id);
 	if (rc != 0 && rc != -ENOTSUP)
-		SRV_LOG(WARNING, "port %s: promiscuous mode: %s", port_name,
+		SRV_LOG(WARNING, "port %s: promiscuous mode: %s", p->name,
 			rte_strerror(-rc));
-	SRV_LOG(INFO, "port %s (id %u): %u RX/TX queue pairs, %u/%u descriptors, %u mbufs",
-		port_name, port_id, n_queues, nb_rxd, nb_txd, n_mbufs);
+	SRV_LOG(INFO, "port %s (id %u): %u RX/TX queue pair%s, %u/%u descriptors",
+		p->name, p->id, p->n_queues, p->n_queues == 1 ? "" : "s",
+		p->nb_rxd, p->nb_txd);
 	return 0;
+}
+
+static int
+ports_setup(void)
+{
+	unsigned int n_mbufs = 1024u;
+	int socket;
+
+	for (uint32_t i = 0; i < n_ports; i++) {
+		struct srv_port *p = &ports[i];
+
+		if (port_configure(p) < 0)
+			return -1;
+		/* Every queue's rings full, a burst in flight on each core
+		 * and the per-lcore caches, with room to spare. */
+		n_mbufs += p->n_queues *
+			   (p->nb_rxd + p->nb_txd + 2u * BURST + POOL_CACHE);
+	}
+	n_mbufs = RTE_MAX(n_mbufs, 8191u);
+	socket = rte_eth_dev_socket_id(ports[0].id);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	pool = rte_pktmbuf_pool_create("srv_mbufs", n_mbufs, POOL_CACHE, 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+	if (pool == NULL) {
+		SRV_LOG(ERR, "cannot create a pool of %u mbufs: %s (give the EAL more memory with -m)",
+			n_mbufs, rte_strerror(rte_errno));
+		return -1;
+	}
+	SRV_LOG(INFO, "%u port%s, %u mbufs", n_ports, n_ports == 1 ? "" : "s",
+		n_mbufs);
+	for (uint32_t i = 0; i < n_ports; i++)
+		if (port_start(&ports[i], socket) < 0)
+			return -1;
+	return 0;
+}
+
+static void
+ports_close(void)
+{
+	for (uint32_t i = 0; ports != NULL && i < n_ports; i++) {
+		struct srv_port *p = &ports[i];
+
+		if (!p->configured)
+			continue;
+		if (p->state != PORT_STOPPED)
+			rte_eth_dev_stop(p->id);
+		rte_eth_dev_close(p->id);
+	}
+	free(ports);
+	ports = NULL;
 }
 
 static int
@@ -900,84 +1045,83 @@ credit_watch(void)
 }
 
 static bool
-all_paused(void)
+all_paused(const struct srv_port *p)
 {
 	for (uint32_t i = 0; i < conf.n_cores; i++)
-		if (!__atomic_load_n(&cores[i].paused, __ATOMIC_ACQUIRE))
+		if (cores[i].port == p &&
+		    !__atomic_load_n(&cores[i].paused, __ATOMIC_ACQUIRE))
 			return false;
 	return true;
 }
 
-/* The port. A memif client whose peer went away stays down (DPDK 22.11
- * does not reconnect it), so when the link drops the cores are paused,
- * the port is stopped and then started again until the peer is back. A
- * port may be stopped and started only while no lcore polls it. Other
- * ports only have their link changes logged. */
+/* A port. A memif client whose peer went away stays down (DPDK 22.11
+ * does not reconnect it), so when the link drops the cores on that port
+ * are paused, the port is stopped and then started again until the peer
+ * is back. A port may be stopped and started only while no lcore polls
+ * it. Other ports only have their link changes logged. */
 static void
-port_watch(void)
+port_watch(struct srv_port *p)
 {
-	static int last_link = -1;
-	static unsigned int down_ticks;
 	struct rte_eth_link link;
 	bool went_down;
 	int rc;
 
-	switch (port_state) {
+	switch (p->state) {
 	case PORT_RUNNING:
-		if (rte_eth_link_get_nowait(port_id, &link) != 0)
+		if (rte_eth_link_get_nowait(p->id, &link) != 0)
 			return;
 		if (link.link_status == RTE_ETH_LINK_UP) {
-			if (last_link != RTE_ETH_LINK_UP)
-				SRV_LOG(NOTICE, "port %s: link up", port_name);
-			last_link = RTE_ETH_LINK_UP;
-			down_ticks = 0;
+			if (p->last_link != RTE_ETH_LINK_UP)
+				SRV_LOG(NOTICE, "port %s: link up", p->name);
+			p->last_link = RTE_ETH_LINK_UP;
+			p->down_ticks = 0;
 			return;
 		}
-		went_down = last_link == RTE_ETH_LINK_UP;
+		went_down = p->last_link == RTE_ETH_LINK_UP;
 		if (went_down)
 			SRV_LOG(WARNING, "port %s: link down (peer gone?)%s",
-				port_name, port_reconnects ?
-				": pausing the cores to reconnect" : "");
-		last_link = RTE_ETH_LINK_DOWN;
-		if (!port_reconnects)
+				p->name, p->reconnects ?
+				": pausing its cores to reconnect" : "");
+		p->last_link = RTE_ETH_LINK_DOWN;
+		if (!p->reconnects)
 			return;
 		/* Down since the last start as well: a memif peer that was
 		 * still starting may have refused the handshake, and the PMD
 		 * does not try again. */
-		if (!went_down && ++down_ticks < LINK_WAIT_MS / STALE_POLL_MS)
+		if (!went_down && ++p->down_ticks < LINK_WAIT_MS / STALE_POLL_MS)
 			return;
 		if (!went_down)
 			SRV_LOG(WARNING, "port %s: link still down %d ms after start: restarting it",
-				port_name, LINK_WAIT_MS);
-		down_ticks = 0;
-		__atomic_store_n(&pause_req, true, __ATOMIC_RELEASE);
-		port_state = PORT_PAUSING;
+				p->name, LINK_WAIT_MS);
+		p->down_ticks = 0;
+		__atomic_store_n(&p->pause_req, true, __ATOMIC_RELEASE);
+		p->state = PORT_PAUSING;
 		return;
 	case PORT_PAUSING:
 		/* A core in the middle of a spin request gets there within
 		 * --max-spin-us. */
-		if (!all_paused())
+		if (!all_paused(p))
 			return;
-		rc = rte_eth_dev_stop(port_id);
+		rc = rte_eth_dev_stop(p->id);
 		if (rc != 0)
-			SRV_LOG(WARNING, "port %s: stop: %s", port_name,
+			SRV_LOG(WARNING, "port %s: stop: %s", p->name,
 				rte_strerror(-rc));
-		port_state = PORT_STOPPED;
-		port_start_tries = 0;
+		p->state = PORT_STOPPED;
+		p->start_tries = 0;
 		/* fall through */
 	case PORT_STOPPED:
-		rc = rte_eth_dev_start(port_id);
+		rc = rte_eth_dev_start(p->id);
 		if (rc != 0) {
-			if (port_start_tries++ % 250 == 0)
+			if (p->start_tries++ % 250 == 0)
 				SRV_LOG(WARNING, "port %s: start: %s; retrying every %d ms",
-					port_name, rte_strerror(-rc),
+					p->name, rte_strerror(-rc),
 					STALE_POLL_MS);
 			return;
 		}
-		port_restarts++;
-		port_state = PORT_RUNNING;
-		__atomic_store_n(&pause_req, false, __ATOMIC_RELEASE);
-		SRV_LOG(NOTICE, "port %s: restarted, cores resume", port_name);
+		p->restarts++;
+		p->state = PORT_RUNNING;
+		__atomic_store_n(&p->pause_req, false, __ATOMIC_RELEASE);
+		SRV_LOG(NOTICE, "port %s: restarted, its cores resume", p->name);
 		return;
 	}
 }
@@ -988,7 +1132,8 @@ watch_loop(void)
 	while (!force_quit) {
 		rte_delay_us_sleep(STALE_POLL_MS * 1000);
 		credit_watch();
-		port_watch();
+		for (uint32_t i = 0; i < n_ports; i++)
+			port_watch(&ports[i]);
 	}
 }
 
@@ -1064,6 +1209,7 @@ write_stats(void)
 {
 	struct tlb_host_core_stats cs, tcs;
 	struct core_stats total;
+	uint64_t port_restarts = 0;
 	FILE *f = stdout;
 
 	if (conf.stats_file != NULL) {
@@ -1076,10 +1222,19 @@ write_stats(void)
 	}
 	memset(&total, 0, sizeof(total));
 	memset(&tcs, 0, sizeof(tcs));
+	/* "port" is the first (with one port: the only) port; "ports" all
+	 * of them, in core order with --port-per-core. */
 	fprintf(f, "{\n  \"server\": {\"mode\": \"%s\", \"port\": ",
 		conf.mode == MODE_KV ? "kv" : "spin");
-	json_string(f, port_name);
-	fprintf(f, ", \"cores\": %u, \"udp_ports\": [", conf.n_cores);
+	json_string(f, ports[0].name);
+	fprintf(f, ", \"ports\": [");
+	for (uint32_t i = 0; i < n_ports; i++) {
+		fputs(i == 0 ? "" : ", ", f);
+		json_string(f, ports[i].name);
+		port_restarts += ports[i].restarts;
+	}
+	fprintf(f, "], \"port_per_core\": %s, \"cores\": %u, \"udp_ports\": [",
+		conf.port_per_core ? "true" : "false", conf.n_cores);
 	for (unsigned int i = 0; i < conf.popts.n_udp_ports; i++)
 		fprintf(f, "%s%u", i == 0 ? "" : ", ",
 			conf.popts.udp_ports[i]);
@@ -1101,8 +1256,10 @@ write_stats(void)
 		tcs.discarded += cs.discarded;
 		tcs.switches += cs.switches;
 		stats_add(&total, &c->st);
-		fprintf(f, "    {\n      \"core\": %u,\n      \"lcore\": %u,\n      \"queue\": %u,\n",
-			c->idx, c->lcore, c->idx);
+		fprintf(f, "    {\n      \"core\": %u,\n      \"lcore\": %u,\n      \"port\": ",
+			c->idx, c->lcore);
+		json_string(f, c->port->name);
+		fprintf(f, ",\n      \"queue\": %u,\n", c->queue);
 		json_counters(f, &c->st, &cs, "      ");
 		fprintf(f, "    }%s\n", i + 1 < conf.n_cores ? "," : "");
 	}
@@ -1181,11 +1338,12 @@ main(int argc, char **argv)
 	}
 	if (conf.credit_ring != NULL && credit_setup() < 0)
 		goto out_host;
-	if (find_port() < 0 || port_setup((uint16_t)conf.n_cores) < 0)
+	if (find_ports() < 0 || ports_setup() < 0)
 		goto out_port;
 
-	SRV_LOG(INFO, "serving: mode %s, %u cores, UDP port %u%s, idle sleep %u us",
-		conf.mode == MODE_KV ? "kv" : "spin", conf.n_cores,
+	SRV_LOG(INFO, "serving: mode %s, %u cores on %u port%s, UDP port %u%s, idle sleep %u us",
+		conf.mode == MODE_KV ? "kv" : "spin", conf.n_cores, n_ports,
+		n_ports == 1 ? "" : "s",
 		conf.popts.udp_ports[0],
 		conf.popts.n_udp_ports > 1 ? " (and more)" : "",
 		conf.idle_sleep_us);
@@ -1206,12 +1364,10 @@ main(int argc, char **argv)
 	rc = write_stats() == 0 ? 0 : 1;
 
 out_port:
+	ports_close();
 	if (pool != NULL) {
 		unsigned int in_use;
 
-		if (port_state != PORT_STOPPED)
-			rte_eth_dev_stop(port_id);
-		rte_eth_dev_close(port_id);
 		in_use = rte_mempool_in_use_count(pool);
 		if (in_use != 0)
 			SRV_LOG(WARNING, "%u mbufs still in use at exit",
