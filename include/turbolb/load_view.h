@@ -16,6 +16,7 @@
 
 #define TLB_MAX_CORES 256u
 #define TLB_CACHE_LINE 64
+#define TLB_LV_LOG 8u /* dense-key writes remembered (power of two) */
 
 struct tlb_core_load {
 	/* written by the dispatcher when it steers a request */
@@ -46,6 +47,14 @@ struct tlb_load_view {
 	 * them. */
 	uint64_t key_req[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
 	uint64_t key_work[TLB_MAX_CORES];
+	/* Which cores' keys changed lately, so that a policy keeping the
+	 * minimum at hand (struct tlb_min_tree) redoes only those: write g
+	 * (counting from 0) changed core keys_log[g % TLB_LV_LOG]. Same
+	 * writer and reader as the keys. id tells views (and inits of one
+	 * view) apart: no two tlb_lv_init() calls in a process give the same. */
+	uint64_t id;
+	uint64_t keys_gen;
+	uint16_t keys_log[TLB_LV_LOG];
 	struct tlb_core_load core[TLB_MAX_CORES];
 };
 
@@ -89,6 +98,13 @@ tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 
 /* Writer side (the owning dispatcher only). */
 
+static inline void
+tlb_lv_keys_changed(struct tlb_load_view *lv, uint32_t i)
+{
+	lv->keys_log[lv->keys_gen % TLB_LV_LOG] = (uint16_t)i;
+	lv->keys_gen++;
+}
+
 /* Recomputes core i's dense keys from its fields; every writer below
  * calls it. Code that changes a core's fields directly (tests) must call
  * it too. */
@@ -100,6 +116,7 @@ tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 
 	lv->key_req[i] = (c->sent - c->completed) | mask;
 	lv->key_work[i] = (c->sent_work_ns - c->completed_work_ns) | mask;
+	tlb_lv_keys_changed(lv, i);
 }
 
 static inline void
@@ -112,6 +129,7 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
 	lv->key_req[i] = (lv->key_req[i] + 1) | mask;
 	lv->key_work[i] = (lv->key_work[i] + work_ns) | mask;
+	tlb_lv_keys_changed(lv, i);
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A
