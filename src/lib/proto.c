@@ -452,8 +452,13 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	    rd16(r + RPC_OFF_PAYLOAD_LEN) >
 		    udp_len - UDP_HDR_LEN - TLB_RPC_HDR_LEN)
 		return false;
-	memset(out, 0, sizeof(*out));
+	/* Every field is written (hdr by hdr_decode): a memset of the
+	 * whole struct first cost ~30 instructions a frame. Of the
+	 * IPv6-sized address arrays only the 12 bytes past the IPv4
+	 * address need zeroing. */
 	out->cls = want;
+	out->has_vlan = false;
+	out->vlan_tci = 0;
 	out->l3_off = IP;
 	out->l4_off = UDP;
 	out->rpc_off = RPC;
@@ -461,7 +466,9 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	out->key.ip_version = 4;
 	out->key.proto = IPPROTO_UDP;
 	memcpy(out->key.src_addr, b + IP + 12, 4);
+	memset(out->key.src_addr + 4, 0, sizeof(out->key.src_addr) - 4);
 	memcpy(out->key.dst_addr, b + IP + 16, 4);
+	memset(out->key.dst_addr + 4, 0, sizeof(out->key.dst_addr) - 4);
 	out->key.src_port = sport;
 	out->key.dst_port = dport;
 	hdr_decode(&out->hdr, r);
