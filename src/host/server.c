@@ -2,9 +2,10 @@
  * turbolb-server: the reference RPC server. One ethdev port with N RX and
  * N TX queues, logical core i on its own EAL worker lcore polling RX queue
  * i and answering on TX queue i; or, with --port-per-core, N ports (one VF
- * per host core on real hardware) with core i on queue 0 of port i. Modes: spin (busy-waits for the
- * request's service-time hint: the Turbo evaluation's synthetic server)
- * and kv (GET/PUT/DEL on an in-memory table shared by all cores). With a
+ * per host core on real hardware) with core i on queue 0 of port i.
+ * Modes: spin (busy-waits for the request's service-time hint: the Turbo
+ * evaluation's synthetic server) and kv (GET/PUT/DEL on an in-memory table
+ * shared by all cores). With a
  * credit ring it reports completions, run state and heartbeats through
  * libturbolb-host, and reattaches when the daemon restarts.
  *
