@@ -69,6 +69,14 @@ struct tlb_credit {
 	uint64_t host_ts_ns;  /* host CLOCK_MONOTONIC when posted */
 };
 
+/* What tlb_cr_drain_sums reports of one core that had credits. */
+struct tlb_credit_sum {
+	uint32_t idx;         /* position of the core in the list asked for */
+	uint32_t records;
+	uint64_t completions;
+	uint64_t work_ns;
+};
+
 struct tlb_cr_header {
 	uint32_t magic;
 	uint32_t version;
@@ -121,6 +129,16 @@ int tlb_cr_create_group(const char *name, uint32_t n_cores,
 /* Drains at most max records of core's ring into out. Returns the count. */
 unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,
 			  struct tlb_credit *out, unsigned int max);
+
+/* For each of the n cores core[0..n): drains at most max records (1..
+ * TLB_CR_SUMS_MAX) and, when there were any, appends their sum to out
+ * (room for n). Returns the number of sums. A core with nothing new costs
+ * two loads and a compare: the dispatcher calls this once a poll for all
+ * its cores, most of them idle between two polls. */
+#define TLB_CR_SUMS_MAX 64u
+uint32_t tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core,
+			   uint32_t n, unsigned int max,
+			   struct tlb_credit_sum *out);
 
 /* The run state the NIC side acts on: the host core's own word, except
  * that a RUNNING core whose thread the kick agent saw off its CPU

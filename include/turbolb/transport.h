@@ -19,7 +19,8 @@
  * host into Arm memory (docs/deployment-bluefield.md). It is one more
  * struct tlb_transport_ops.
  *
- * Threads: drain(core) is called only by the dispatcher that owns core
+ * Threads: drain(core) and drain_sums(cores) are called only by the
+ * dispatcher that owns the cores
  * (one consumer per core); state, host_epoch and doorbell by dispatchers;
  * core_info by the control thread. An implementation keeps its words
  * single-writer as the credit ring does.
@@ -49,6 +50,10 @@ struct tlb_transport_ops {
 	 * count. */
 	unsigned int (*drain)(void *ctx, uint32_t core, struct tlb_credit *out,
 			      unsigned int max);
+	/* The same for the n cores core[0..n) at once, summed per core:
+	 * see tlb_cr_drain_sums. The dispatcher's once-a-poll call. */
+	uint32_t (*drain_sums)(void *ctx, const uint32_t *core, uint32_t n,
+			       unsigned int max, struct tlb_credit_sum *out);
 	enum tlb_core_run_state (*state)(const void *ctx, uint32_t core);
 	/* 0: no host attached yet. */
 	uint64_t (*host_epoch)(const void *ctx);
@@ -98,6 +103,14 @@ tlb_transport_drain(struct tlb_transport *t, uint32_t core,
 		    struct tlb_credit *out, unsigned int max)
 {
 	return t->ops->drain(t->ctx, core, out, max);
+}
+
+static inline uint32_t
+tlb_transport_drain_sums(struct tlb_transport *t, const uint32_t *core,
+			 uint32_t n, unsigned int max,
+			 struct tlb_credit_sum *out)
+{
+	return t->ops->drain_sums(t->ctx, core, n, max, out);
 }
 
 static inline enum tlb_core_run_state

@@ -319,27 +319,24 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 	}
 }
 
+/* Credits of all our cores in one transport call: most cores have none
+ * new between two polls, and for those the call costs a compare each. */
 static unsigned int
 drain_credits(struct tlb_dp *dp)
 {
-	struct tlb_credit rec[CREDIT_BURST];
+	struct tlb_credit_sum sum[TLB_MAX_CORES];
+	uint32_t n = tlb_transport_drain_sums(dp->host, dp->core_id,
+					      dp->n_cores, CREDIT_BURST, sum);
 	unsigned int moved = 0;
 
-	for (uint32_t i = 0; i < dp->n_cores; i++) {
-		unsigned int n = tlb_transport_drain(dp->host, dp->core_id[i],
-						     rec, CREDIT_BURST);
-		uint64_t done = 0, work = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct tlb_credit_sum *s = &sum[j];
+		uint64_t extra = tlb_lv_on_complete(dp->lv, s->idx,
+						    s->completions, s->work_ns);
 
-		if (likely(n == 0))
-			continue;
-		for (unsigned int j = 0; j < n; j++) {
-			done += rec[j].completions;
-			work += rec[j].work_ns;
-		}
-		uint64_t extra = tlb_lv_on_complete(dp->lv, i, done, work);
-		count(dp, TLB_DP_completions_credit, done - extra);
+		count(dp, TLB_DP_completions_credit, s->completions - extra);
 		count(dp, TLB_DP_completions_extra, extra);
-		moved += n;
+		moved += s->records;
 	}
 	return moved;
 }

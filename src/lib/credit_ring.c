@@ -602,6 +602,44 @@ tlb_cr_drain(struct tlb_cr *cr, uint32_t core, struct tlb_credit *out,
 	return avail;
 }
 
+uint32_t
+tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core, uint32_t n,
+		  unsigned int max, struct tlb_credit_sum *out)
+{
+	struct tlb_credit rec[TLB_CR_SUMS_MAX];
+	uint32_t n_out = 0;
+
+	if (cr == NULL || core == NULL || out == NULL || max == 0)
+		return 0;
+	if (max > TLB_CR_SUMS_MAX)
+		max = TLB_CR_SUMS_MAX;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct cr_slot_ctl *ctl;
+		unsigned int k;
+
+		if (core[i] >= cr->n_cores)
+			continue;
+		ctl = cr_slot_at(cr, core[i]);
+		if (__atomic_load_n(&ctl->prod_head, __ATOMIC_RELAXED) ==
+		    __atomic_load_n(&ctl->cons_tail, __ATOMIC_RELAXED))
+			continue;
+		k = tlb_cr_drain(cr, core[i], rec, max);
+		if (k == 0)
+			continue;
+		struct tlb_credit_sum *s = &out[n_out++];
+
+		s->idx = i;
+		s->records = k;
+		s->completions = 0;
+		s->work_ns = 0;
+		for (unsigned int j = 0; j < k; j++) {
+			s->completions += rec[j].completions;
+			s->work_ns += rec[j].work_ns;
+		}
+	}
+	return n_out;
+}
+
 unsigned int
 tlb_cr_post(struct tlb_cr *cr, uint32_t core, const struct tlb_credit *recs,
 	    unsigned int n)

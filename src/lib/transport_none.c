@@ -23,6 +23,18 @@ none_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
 	return 0;
 }
 
+static uint32_t
+none_drain_sums(void *ctx, const uint32_t *core, uint32_t n, unsigned int max,
+		struct tlb_credit_sum *out)
+{
+	(void)ctx;
+	(void)core;
+	(void)n;
+	(void)max;
+	(void)out;
+	return 0;
+}
+
 static enum tlb_core_run_state
 none_state(const void *ctx, uint32_t core)
 {
@@ -56,6 +68,7 @@ none_close(struct tlb_transport *t)
 static const struct tlb_transport_ops none_ops = {
 	.name = "none",
 	.drain = none_drain,
+	.drain_sums = none_drain_sums,
 	.state = none_state,
 	.host_epoch = none_host_epoch,
 	.doorbell = NULL,

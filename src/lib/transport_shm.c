@@ -20,6 +20,13 @@ shm_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
 	return tlb_cr_drain(ctx, core, out, max);
 }
 
+static uint32_t
+shm_drain_sums(void *ctx, const uint32_t *core, uint32_t n, unsigned int max,
+	       struct tlb_credit_sum *out)
+{
+	return tlb_cr_drain_sums(ctx, core, n, max, out);
+}
+
 static enum tlb_core_run_state
 shm_state(const void *ctx, uint32_t core)
 {
@@ -61,6 +68,7 @@ shm_close(struct tlb_transport *t)
 static const struct tlb_transport_ops shm_ops = {
 	.name = "shm",
 	.drain = shm_drain,
+	.drain_sums = shm_drain_sums,
 	.state = shm_state,
 	.host_epoch = shm_host_epoch,
 	.doorbell = shm_doorbell,

@@ -90,6 +90,55 @@ test_shm_round_trip(void **state)
 	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), -1);
 }
 
+/* The dispatcher's once-a-poll drain: for the cores asked, in the order
+ * asked, a sum per core that had records (at most max records each),
+ * nothing for the others or for a core the ring does not have. */
+static void
+test_shm_drain_sums(void **state)
+{
+	struct tlb_transport *t;
+	struct tlb_cr *host;
+	struct tlb_credit rec[5];
+	struct tlb_credit_sum sum[6];
+	const uint32_t cores[6] = { 5, 3, 0, 9, 1, 4 };
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tlb_transport_shm_create(ring_name, 6, 16, 0600,
+						  (gid_t)-1, &t, err,
+						  sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 8, sum), 0);
+	for (unsigned int j = 0; j < 5; j++)
+		rec[j] = (struct tlb_credit){ .completions = j + 1,
+					      .work_ns = 100 * (j + 1) };
+	assert_int_equal(tlb_cr_post(host, 0, rec, 2), 2); /* 3 done, 300 */
+	assert_int_equal(tlb_cr_post(host, 4, rec, 5), 5); /* 15, 1500 */
+	assert_int_equal(tlb_cr_post(host, 2, rec, 1), 1); /* not asked */
+
+	/* At most 3 records of each core now. */
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 3, sum), 2);
+	assert_int_equal(sum[0].idx, 2); /* core 0, third in the list */
+	assert_int_equal(sum[0].records, 2);
+	assert_int_equal(sum[0].completions, 3);
+	assert_int_equal(sum[0].work_ns, 300);
+	assert_int_equal(sum[1].idx, 5); /* core 4 */
+	assert_int_equal(sum[1].records, 3);
+	assert_int_equal(sum[1].completions, 1 + 2 + 3);
+	assert_int_equal(sum[1].work_ns, 600);
+	/* The rest of core 4 next time; core 2's records stay for whoever
+	 * asks for core 2. */
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 8, sum), 1);
+	assert_int_equal(sum[0].idx, 5);
+	assert_int_equal(sum[0].records, 2);
+	assert_int_equal(sum[0].completions, 4 + 5);
+	assert_int_equal(sum[0].work_ns, 900);
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 8, sum), 0);
+	assert_int_equal(tlb_transport_drain(t, 2, rec, 5), 1);
+	tlb_cr_detach(host);
+	tlb_transport_close(t);
+}
+
 static void
 test_shm_wrap_leaves_ring(void **state)
 {
@@ -147,6 +196,9 @@ test_none(void **state)
 		assert_int_equal(tlb_transport_state(t, c), TLB_RUN_RUNNING);
 		assert_int_equal(tlb_transport_drain(t, c, out, 4), 0);
 	}
+	const uint32_t cores[3] = { 0, 4, 7 };
+	struct tlb_credit_sum sum[3];
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 3, 4, sum), 0);
 	memset(&info, 0xff, sizeof(info));
 	tlb_transport_core_info(t, 5, &info);
 	assert_int_equal(info.tid, 0);
@@ -161,6 +213,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_shm_round_trip, setup_name),
+		cmocka_unit_test_setup(test_shm_drain_sums, setup_name),
 		cmocka_unit_test_setup(test_shm_wrap_leaves_ring, setup_name),
 		cmocka_unit_test_setup(test_shm_create_error, setup_name),
 		cmocka_unit_test(test_none),
