@@ -196,6 +196,13 @@ if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 	[ $do_sweep = 1 ] &&
 		cg sweep --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
 			--modes request --no-baselines --packets 30000
+	# What the credit ring (host.credits: ring) costs over in-band
+	# credits: the once-a-poll drain of every core (request mode: there
+	# is never anything to drain) and the completions (reqresp).
+	cg ring --cores 16,64 --dispatchers 1 --policies jsq,jbsq \
+		--credits ring --no-baselines --packets 30000
+	cg ringref --cores 64 --dispatchers 1 --policies jsq,jbsq \
+		--modes reqresp --no-baselines --packets 30000
 	for p in rr jsq jlq rss; do
 		f=$(grep -l "Client Request: c16d1/request/$p\$" "$out"/callgrind/cg.main.* | head -1)
 		[ -n "$f" ] && callgrind_annotate --threshold=100 "$f" \
@@ -219,7 +226,7 @@ tp = [json.loads(l) for l in open(os.path.join(work, "testpmd.jsonl")) if l.stri
 
 # callgrind: one dump per measured window, named by the window's label
 cg = {}
-for name in ("main", "sweep"):
+for name in ("main", "sweep", "ring", "ringref"):
     meta = load("cg-%s.json" % name)
     if not meta:
         continue
@@ -245,7 +252,7 @@ for run, src in (("main", main), ("sweep", sweep)):
 for label, ir in cg.items():  # windows only measured under callgrind
     if not any(r["label"] == label for r in rows):
         c, mode, what = label.split("/")
-        m = re.match(r"c(\d+)d(\d+)(copy)?", c)
+        m = re.match(r"c(\d+)d(\d+)(copy)?(ring)?", c)
         rows.append({"label": label, "run": "callgrind",
                      "kind": what if what in ("io", "macswap") else "turbolbd",
                      "policy": None if what in ("io", "macswap") else what, "mode": mode,
@@ -343,5 +350,11 @@ if sweep:
                 r = sw.get("c%dd%d/request/%s" % (c, d, p))
                 line += f(r["median_cpu_mpps"] if r else None, "%9.2f")
         print(line)
+rings = sorted(l for l in cg if re.match(r"c\d+d\d+(copy)?ring/", l))
+if rings:
+    print("\ncredit ring (host.credits: ring) against in-band credits, instructions per packet:")
+    for l in rings:
+        ref = l.replace("ring/", "/", 1)
+        print("%-28s %8.0f   in-band %s" % (l, cg[l], f(cg.get(ref), "%.0f").strip()))
 print("\nwritten: %s/bench-dispatch.json, %s/bench-dispatch.csv" % (out, out))
 PY

@@ -34,7 +34,9 @@
 #include <rte_ring.h>
 
 #include "turbolb/config.h"
+#include "turbolb/host.h"
 #include "turbolb/load_view.h"
+#include "turbolb/transport.h"
 #include "dp.h"
 
 #define BENCH_MAX_DPS 8u
@@ -42,6 +44,7 @@
 #define BENCH_PAYLOAD 32u
 /* Work charged per request in reqresp mode, echoed by every response. */
 #define BENCH_RESP_WORK_NS 1000u
+#define BENCH_RESP_SERVICE_NS 800u /* service time every response reports */
 
 enum bench_mode {
 	BENCH_REQUEST, /* requests only, credits inband, no responses */
@@ -59,6 +62,14 @@ struct bench_world {
 	unsigned int burst;
 	unsigned int flows;
 	bool copy;                 /* targets have their own TX rings */
+	/* host.credits ring: the daemon drains a credit ring (the shm
+	 * transport) that the host step posts to through libturbolb-host,
+	 * one completion per response; otherwise credits are in-band. */
+	bool ring_credits;
+	char ring_name[64];
+	struct tlb_transport *xport;
+	struct tlb_host *host;
+	struct tlb_host_core *hc[TLB_MAX_CORES];
 
 	/* rings: ours, the ports only point at them */
 	struct rte_ring *up_rx[BENCH_MAX_DPS];
@@ -113,6 +124,7 @@ int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int n_cores, unsigned int n_dps,
 		       unsigned int qpp, unsigned int preload,
 		       unsigned int burst, unsigned int flows, bool copy,
+		       bool ring_credits,
 		       unsigned int tx_flush_us, unsigned int fifo_cap,
 		       char *err, size_t errlen);
 void bench_world_destroy(struct bench_world *w);

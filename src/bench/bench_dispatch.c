@@ -71,6 +71,7 @@ struct opts {
 	unsigned int jbsq_k;
 	unsigned int qpp;
 	bool baselines;
+	bool ring_credits;
 	bool verify;
 	bool smoke;
 	bool callgrind;
@@ -91,6 +92,7 @@ struct result {
 	enum bench_mode mode;
 	unsigned int cores, dps, preload;
 	bool copy;
+	bool ring_credits;
 	double mpps[64];     /* wall clock */
 	double cpu_mpps[64]; /* per second of the dispatchers' CPU time */
 	unsigned int n;
@@ -129,6 +131,8 @@ usage(FILE *f)
 "  --jbsq-k N           policy.k for jbsq (default 2)\n"
 "  --queues-per-port N  target queues per net_ring port, 1..16 (default 4)\n"
 "  --no-baselines       skip the io/macswap forwarding loops\n"
+"  --credits MODE       inband (default: completions counted from responses)\n"
+"                       or ring (a credit ring the benchmark's host posts to)\n"
 "  --verify             also run copy worlds that check every frame\n"
 "  --smoke              tiny check that everything works (fails on any drop\n"
 "                       or misroute), 1 and 2 dispatchers; no speed is asserted\n"
@@ -215,7 +219,8 @@ parse_args(int argc, char **argv)
 {
 	enum { O_POL = 256, O_MODES, O_CORES, O_DPS, O_PKTS, O_WARM, O_REPS,
 	       O_PRE, O_FLOWS, O_BURST, O_FLUSH, O_FIFO, O_K, O_QPP, O_NOBASE,
-	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM };
+	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM,
+	       O_CREDITS };
 	static const struct option longopts[] = {
 		{ "policies", required_argument, NULL, O_POL },
 		{ "modes", required_argument, NULL, O_MODES },
@@ -232,6 +237,7 @@ parse_args(int argc, char **argv)
 		{ "jbsq-k", required_argument, NULL, O_K },
 		{ "queues-per-port", required_argument, NULL, O_QPP },
 		{ "no-baselines", no_argument, NULL, O_NOBASE },
+		{ "credits", required_argument, NULL, O_CREDITS },
 		{ "verify", no_argument, NULL, O_VERIFY },
 		{ "smoke", no_argument, NULL, O_SMOKE },
 		{ "callgrind", no_argument, NULL, O_CG },
@@ -298,6 +304,17 @@ parse_args(int argc, char **argv)
 			break;
 		case O_VERIFY:
 			o.verify = true;
+			break;
+		case O_CREDITS:
+			if (strcmp(optarg, "ring") == 0) {
+				o.ring_credits = true;
+			} else if (strcmp(optarg, "inband") == 0) {
+				o.ring_credits = false;
+			} else {
+				fprintf(stderr, "turbolb-bench: --credits: '%s' is neither inband nor ring\n",
+					optarg);
+				return -1;
+			}
 			break;
 		case O_SMOKE:
 			o.smoke = true;
@@ -486,6 +503,28 @@ iterate(struct bench_run *r, unsigned int d, bool host)
 		bench_host_step(r, d);
 }
 
+/* A world whose packets stopped coming back (all dropped, or held for
+ * good) would be polled forever: fail it after this many polls without
+ * an uplink packet. A bound on a broken run, not a timing assumption. */
+#define STALL_POLLS (1u << 20)
+
+static inline bool
+stalled(struct bench_run *r, unsigned int d, uint64_t *last, uint64_t *idle)
+{
+	uint64_t v = uplink_rx(r, d);
+
+	if (v != *last) {
+		*last = v;
+		*idle = 0;
+		return false;
+	}
+	if (++*idle < STALL_POLLS)
+		return false;
+	bench_fail(r, "dispatcher %u: no uplink packet in %u polls (packets "
+		   "dropped or held for good)", d, STALL_POLLS);
+	return true;
+}
+
 static uint64_t
 thread_cpu_ns(void)
 {
@@ -502,9 +541,10 @@ worker(void *arg)
 	struct bench_run *r = j->r;
 	unsigned int d = j->d;
 	bool host = r->w->copy;
-	uint64_t start, polls = 0, t0, t1, c0;
+	uint64_t start, polls = 0, t0, t1, c0, last = 0, idle = 0;
 
-	while (uplink_rx(r, d) < r->warmup && !r->failed)
+	while (uplink_rx(r, d) < r->warmup && !r->failed &&
+	       !stalled(r, d, &last, &idle))
 		iterate(r, d, host);
 	barrier(r);
 	if (d == 0 && r->callgrind)
@@ -513,7 +553,8 @@ worker(void *arg)
 	start = uplink_rx(r, d);
 	c0 = thread_cpu_ns();
 	t0 = rte_rdtsc_precise();
-	while (uplink_rx(r, d) - start < r->quota && !r->failed) {
+	while (uplink_rx(r, d) - start < r->quota && !r->failed &&
+	       !stalled(r, d, &last, &idle)) {
 		iterate(r, d, host);
 		polls++;
 	}
@@ -547,14 +588,25 @@ init_dps(struct bench_world *w, const char *policy)
 	snprintf(w->cfg.policy.name, sizeof(w->cfg.policy.name), "%s", policy);
 	w->cfg.policy.params.k = o.jbsq_k;
 	for (unsigned int d = 0; d < w->n_dps; d++) {
-		if (tlb_dp_init(&w->dp[d], &w->cfg, world_lcore(d), d, NULL,
-				err, sizeof(err)) != 0) {
+		if (tlb_dp_init(&w->dp[d], &w->cfg, world_lcore(d), d,
+				w->xport, err, sizeof(err)) != 0) {
 			fprintf(stderr, "turbolb-bench: dispatcher %u: %s\n", d,
 				err);
 			return -1;
 		}
 		w->dp_live[d] = true;
 		tlb_dps[d] = &w->dp[d];
+		/* Ring credits: the host side is attached and running
+		 * (bench_world_create). The datapath learns that at its
+		 * first housekeeping, after the preloaded requests would
+		 * have found no core in rotation; and taking the host's
+		 * epoch then for an attach, it would strand what it sent. */
+		if (w->ring_credits) {
+			w->dp[d].host_epoch =
+				tlb_transport_host_epoch(w->xport);
+			for (uint32_t l = 0; l < w->dp[d].n_cores; l++)
+				tlb_lv_set_online(w->dp[d].lv, l, true);
+		}
 	}
 	tlb_n_dps = w->n_dps;
 	return 0;
@@ -614,8 +666,9 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 
 	if (res == NULL)
 		return -1;
-	snprintf(res->label, sizeof(res->label), "c%ud%u%s/%s/%s", w->n_cores,
-		 w->n_dps, w->copy ? "copy" : "", mode_names[mode],
+	snprintf(res->label, sizeof(res->label), "c%ud%u%s%s/%s/%s",
+		 w->n_cores, w->n_dps, w->copy ? "copy" : "",
+		 w->ring_credits ? "ring" : "", mode_names[mode],
 		 fwd ? fwd_names[fwd] : policy);
 	res->fwd = fwd;
 	res->policy = fwd ? NULL : policy;
@@ -624,6 +677,7 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 	res->dps = w->n_dps;
 	res->preload = w->preload;
 	res->copy = w->copy;
+	res->ring_credits = w->ring_credits;
 
 	for (unsigned int rep = 0; rep < o.reps && rc == 0; rep++) {
 		uint64_t total = 0, t0 = UINT64_MAX, t1 = 0, polls = 0;
@@ -746,14 +800,17 @@ write_json(const char *path, const char *cpus)
 		fprintf(f, "    { \"label\": \"%s\", \"kind\": \"%s\", "
 			"\"policy\": %s%s%s, \"mode\": \"%s\", \"cores\": %u, "
 			"\"dispatchers\": %u, \"preload\": %u, "
-			"\"topology\": \"%s\", \"packets\": %" PRIu64 ", "
+			"\"topology\": \"%s\", \"credits\": \"%s\", "
+			"\"packets\": %" PRIu64 ", "
 			"\"pkts_per_poll\": %.2f, \"held\": %" PRIu64 ", "
 			"\"released\": %" PRIu64 ", \"median_mpps\": %.4f, "
 			"\"median_cpu_mpps\": %.4f, \"mpps\": [",
 			x->label, fwd_names[x->fwd], x->policy ? "\"" : "",
 			x->policy ? x->policy : "null", x->policy ? "\"" : "",
 			mode_names[x->mode], x->cores, x->dps, x->preload,
-			x->copy ? "copy" : "direct", x->pkts, x->pkts_per_poll,
+			x->copy ? "copy" : "direct",
+			x->ring_credits ? "ring" : "inband", x->pkts,
+			x->pkts_per_poll,
 			x->held, x->released, x->median, x->cpu_median);
 		for (unsigned int k = 0; k < x->n; k++)
 			fprintf(f, "%s%.4f", k ? ", " : "", x->mpps[k]);
@@ -892,7 +949,8 @@ main(int argc, char **argv)
 				if (w == NULL ||
 				    bench_world_create(w, gen++, cores, dps,
 					o.qpp, preload_for(cores, dps), o.burst,
-					o.flows, copy, o.tx_flush_us, o.fifo,
+					o.flows, copy, o.ring_credits,
+					o.tx_flush_us, o.fifo,
 					err, sizeof(err)) != 0) {
 					fprintf(stderr, "turbolb-bench: %s\n",
 						w ? err : "no memory");

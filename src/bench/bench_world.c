@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_bus_vdev.h>
@@ -167,7 +168,11 @@ world_config(struct bench_world *w, unsigned int tx_flush_us,
 	ADD("fifo: { capacity: %u }\n", fifo_cap);
 	/* No completions in request mode: liveness must not take cores out
 	 * of rotation during a run. */
-	ADD("host: { credits: inband, stale_timeout_us: 60000000 }\n");
+	if (w->ring_credits)
+		ADD("host: { credits: ring, credit_ring: %s, "
+		    "stale_timeout_us: 60000000 }\n", w->ring_name);
+	else
+		ADD("host: { credits: inband, stale_timeout_us: 60000000 }\n");
 	ADD("telemetry: { enabled: false }\nlog: { level: warning }\n");
 #undef ADD
 	if (off >= cap) {
@@ -189,8 +194,9 @@ int
 bench_world_create(struct bench_world *w, unsigned int gen,
 		   unsigned int n_cores, unsigned int n_dps, unsigned int qpp,
 		   unsigned int preload, unsigned int burst,
-		   unsigned int flows, bool copy, unsigned int tx_flush_us,
-		   unsigned int fifo_cap, char *err, size_t errlen)
+		   unsigned int flows, bool copy, bool ring_credits,
+		   unsigned int tx_flush_us, unsigned int fifo_cap, char *err,
+		   size_t errlen)
 {
 	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[RTE_MAX_QUEUES_PER_PORT];
 	char name[64];
@@ -206,6 +212,9 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 	w->burst = burst;
 	w->flows = flows;
 	w->copy = copy;
+	w->ring_credits = ring_credits;
+	snprintf(w->ring_name, sizeof(w->ring_name), "/turbolb-bench-%d-%u",
+		 (int)getpid(), gen);
 	/* Room for every mbuf of the dispatcher in any one ring. */
 	rsize = pow2_above(2 * preload + 2 * STEP_BURST);
 	for (unsigned int d = 0; d < n_dps; d++) {
@@ -258,6 +267,31 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 		snprintf(err, errlen, "tlb_ports_setup failed");
 		return -1;
 	}
+	if (ring_credits) {
+		/* As turbolbd does: the daemon side creates the ring, the
+		 * host side attaches. */
+		if (tlb_transport_shm_create(w->ring_name, n_cores,
+					     w->cfg.host.ring_size, 0600,
+					     (gid_t)-1, &w->xport, err,
+					     errlen) != 0)
+			return -1;
+		w->host = tlb_host_open(w->ring_name, err, errlen);
+		if (w->host == NULL) {
+			tlb_transport_close(w->xport); /* unlinks the ring */
+			w->xport = NULL;
+			return -1;
+		}
+		for (unsigned int i = 0; i < n_cores; i++) {
+			w->hc[i] = tlb_host_core(w->host, i);
+			if (w->hc[i] == NULL) {
+				snprintf(err, errlen, "credit ring: no core %u",
+					 i);
+				return -1;
+			}
+			/* attached and serving: in rotation */
+			tlb_host_set_running(w->hc[i], true);
+		}
+	}
 	return 0;
 no_ring:
 	snprintf(err, errlen, "rings: %s", rte_strerror(rte_errno));
@@ -306,6 +340,10 @@ bench_world_destroy(struct bench_world *w)
 			w->dp_live[d] = false;
 		}
 	bench_world_drain(w);
+	tlb_host_close(w->host);
+	w->host = NULL;
+	tlb_transport_close(w->xport);
+	w->xport = NULL;
 	tlb_ports_teardown();
 	snprintf(name, sizeof(name), "net_ring_b%uup", w->gen);
 	rte_vdev_uninit(name);
@@ -366,7 +404,7 @@ bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 			if (tlb_parse_frame(f, len, &opts, &p) != TLB_PARSE_OK)
 				goto bad;
 			len = tlb_make_response(f, len, &p, TLB_MSG_RESPONSE, 0,
-						0, 800, 0);
+						0, BENCH_RESP_SERVICE_NS, 0);
 			m = len ? mbuf_of(pool, f, len) : NULL;
 			if (m == NULL || rte_ring_enqueue(w->stash[d], m) != 0)
 				goto bad;
@@ -482,6 +520,15 @@ bench_host_step(struct bench_run *r, unsigned int d)
 			     rte_ring_enqueue_bulk(w->t_rx[i], (void **)resp, n,
 						   NULL) != n))
 			bench_fail(r, "response stash ran dry");
+		if (w->ring_credits) {
+			/* The work and service time of the prebuilt
+			 * response: one credit per request answered. */
+			for (unsigned int j = 0; j < n; j++)
+				tlb_host_complete(w->hc[i],
+						  BENCH_RESP_WORK_NS,
+						  BENCH_RESP_SERVICE_NS);
+			tlb_host_flush(w->hc[i]);
+		}
 	}
 	if (r->mode != BENCH_REQRESP)
 		return;
@@ -505,6 +552,46 @@ bench_host_step(struct bench_run *r, unsigned int d)
 }
 
 /* ---- after a run ---- */
+
+/* Ring credits: every request the host step answered was posted as a
+ * credit (none held back), and what the dispatcher did not drain yet is
+ * still in the ring: drained + left = answered, exactly. */
+static int
+check_ring_credits(struct bench_run *r, unsigned int d, const uint64_t *c)
+{
+	struct bench_world *w = r->w;
+	const struct tlb_dp *dp = &w->dp[d];
+	struct tlb_credit rec[64];
+	uint64_t answered = 0, left = 0;
+
+	for (unsigned int l = 0; l < dp->n_cores; l++) {
+		unsigned int core = dp->core_id[l];
+		struct tlb_host_core_stats hs;
+		unsigned int k;
+
+		tlb_host_core_stats(w->hc[core], &hs);
+		if (hs.pending != 0 || hs.ring_full != 0)
+			bench_fail(r, "core %u: %" PRIu64 " credits held back, "
+				   "ring full %" PRIu64 " times", core,
+				   hs.pending, hs.ring_full);
+		if (r->mode == BENCH_REQRESP)
+			answered += r->seen[core];
+		while ((k = tlb_transport_drain(w->xport, core, rec,
+						RTE_DIM(rec))) != 0)
+			for (unsigned int j = 0; j < k; j++)
+				left += rec[j].completions;
+	}
+	if (c[TLB_DP_completions_extra] != 0 ||
+	    c[TLB_DP_completions_inband] != 0 ||
+	    c[TLB_DP_completions_credit] + left != answered)
+		bench_fail(r, "dispatcher %u: %" PRIu64 " answered, %" PRIu64
+			   " credits drained + %" PRIu64 " left, %" PRIu64
+			   " in-band, %" PRIu64 " extra", d, answered,
+			   c[TLB_DP_completions_credit], left,
+			   c[TLB_DP_completions_inband],
+			   c[TLB_DP_completions_extra]);
+	return r->failed ? -1 : 0;
+}
 
 static uint64_t
 dp_drops(const struct tlb_dp *dp, char *which, size_t len)
@@ -605,6 +692,8 @@ check_dp(struct bench_run *r, unsigned int d)
 	    whi - wlo > bench_flow_hint(7, BENCH_REQUEST))
 		bench_fail(r, "jlq: outstanding work uneven (%" PRIu64 "..%"
 			   PRIu64 " ns)", wlo, whi);
+	if (w->ring_credits)
+		return check_ring_credits(r, d, c);
 	if (r->mode == BENCH_REQRESP &&
 	    (c[TLB_DP_completions_extra] != 0 ||
 	     c[TLB_DP_completions_inband] != c[TLB_DP_responses]))
