@@ -738,9 +738,9 @@ void
 tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 {
 	uint8_t *b = frame;
+	uint16_t o[2], n[2], c;
+	uint32_t be = htobe32(work_ns);
 	uint8_t *w, *ck;
-	uint32_t old;
-	uint16_t c;
 
 	/* Called per request on the fast path, so the checksum is patched
 	 * rather than recomputed over the whole datagram. */
@@ -749,21 +749,26 @@ tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 		return;
 	w = b + p->rpc_off + RPC_OFF_WORK_NS;
 	ck = b + p->l4_off + 6;
-	old = rd32(w);
-	wr32(w, work_ns);
-	c = rd16(ck);
+	memcpy(o, w, sizeof(o));
+	memcpy(w, &be, sizeof(be));
+	memcpy(n, &be, sizeof(n));
+	memcpy(&c, ck, sizeof(c));
 	/* IPv4 may carry no UDP checksum at all; keep it that way. */
 	if (c == 0 && p->key.ip_version == 4)
 		return;
 	/* work_ns sits at an even offset from the UDP header, so its two
 	 * halves line up with the checksum's 16-bit words. RFC 1624 eqn. 3
-	 * for both at once: one sum, two folds (the sum stays below 2^19). */
+	 * for both at once: one sum, two folds (the sum stays below 2^19).
+	 * The ones' complement sum does not depend on byte order (RFC 1071
+	 * 2.B): the words are summed as they lie in the frame, unswapped. */
 	uint32_t sum = (uint16_t)~c;
 
-	sum += (uint16_t)~(old >> 16) + (uint16_t)~old;
-	sum += (work_ns >> 16) + (work_ns & 0xffff);
+	sum += (uint16_t)~o[0] + (uint16_t)~o[1];
+	sum += (uint32_t)n[0] + n[1];
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	c = (uint16_t)~sum;
-	wr16(ck, c == 0 ? 0xffff : c);
+	if (c == 0)
+		c = 0xffff; /* 0 would mean "no checksum" (either byte order) */
+	memcpy(ck, &c, sizeof(c));
 }
