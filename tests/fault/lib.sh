@@ -32,26 +32,14 @@ FAULT_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=scripts/lib/topology.sh
 . "$FAULT_TOP/scripts/lib/topology.sh"
 
-pass=0
-fail=0
+# shellcheck source=tests/lib/check.sh
+. "$FAULT_TOP/tests/lib/check.sh"
 FAULT_CRASHES=0
 FAULT_STOPPER_PID=
 FAULT_SIGSTOPPED=()
 FAULT_LG_PID=
 FAULT_SRV_N=0
 
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    $1 != $2" >&2; return 1; }; }
 ge() { [ "$1" -ge "$2" ] || { echo "    $1 < $2" >&2; return 1; }; }
 alive() { kill -0 "$1" 2>/dev/null; }
 note() { echo "    $*"; }

@@ -35,20 +35,8 @@ fi
 # shellcheck source=scripts/lib/topology.sh
 . "$top/scripts/lib/topology.sh"
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    $1 != $2" >&2; return 1; }; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 
 N_RPC=200
 id=$$

@@ -25,20 +25,8 @@ if [ "$(nproc)" -lt 2 ]; then
 	exit 77
 fi
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    $1 != $2" >&2; return 1; }; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 gt0() { [ "${1:-0}" -gt 0 ] 2>/dev/null || { echo "    '$1' is not > 0" >&2; return 1; }; }
 
 stat() { topo_telemetry /turbolb/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/turbolb/stats']['$1'])"; }

@@ -10,22 +10,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 . "$top/scripts/lib/topology.sh"
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    $1 != $2" >&2; return 1; }; }
-
-stat() { topo_telemetry /turbolb/stats | python3 -c "import json,sys; print(json.load(sys.stdin)['/turbolb/stats']['$1'])"; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
+# shellcheck source=tests/lib/topo_checks.sh
+. "$top/tests/lib/topo_checks.sh"
 
 run_mode() {
 	local credits=$1 completions=$2
@@ -37,26 +25,10 @@ run_mode() {
 	local out=$TOPO_RUN/loadgen.json
 	topo_loadgen "$out" --rate 2000 --requests 4000 --dist exp:2us \
 		--flows 32 --timeout-ms 2000
-	check "$credits: loadgen ran" [ -s "$out" ]
-	local sent received lost dups unknown
-	sent=$(topo_json "$out" sent)
-	received=$(topo_json "$out" received)
-	lost=$(topo_json "$out" lost)
-	dups=$(topo_json "$out" duplicates)
-	unknown=$(topo_json "$out" unknown)
-	echo "    sent=$sent received=$received lost=$lost duplicates=$dups unknown=$unknown"
-	check "$credits: 4000 requests sent" eq "$sent" 4000
-	check "$credits: every request answered" eq "$received" "$sent"
-	check "$credits: none lost" eq "$lost" 0
-	check "$credits: no duplicate responses" eq "$dups" 0
-	check "$credits: no unknown ids" eq "$unknown" 0
-
-	# The daemon saw the same: credits may trail the responses a little.
-	topo_wait "[ \"\$(stat $completions)\" = $sent ]" 30
-	check "$credits: daemon steered every request" eq "$(stat messages)" "$sent"
-	check "$credits: daemon forwarded every response" eq "$(stat responses)" "$received"
-	check "$credits: completions counted from $completions" eq "$(stat $completions)" "$sent"
-	check "$credits: no drops" eq "$(stat drops)" 0
+	check_exactly_once "$credits" "$out" 4000
+	# The daemon saw the same.
+	check_daemon_agrees "$credits" "$completions"
+	local sent=$LG_SENT
 	local outstanding
 	outstanding=$(topo_telemetry /turbolb/cores | python3 -c '
 import json, sys

@@ -15,22 +15,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 . "$top/scripts/lib/topology.sh"
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    $1 != $2" >&2; return 1; }; }
-
-tel() { topo_telemetry "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1']['$2'])"; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
+# shellcheck source=tests/lib/topo_checks.sh
+. "$top/tests/lib/topo_checks.sh"
 
 N=4
 
@@ -41,34 +29,15 @@ run_mode() {
 		port_per_core=true
 	topo_start_daemon || { fail=$((fail + 1)); return; }
 	check "$name: daemon runs on transport $transport" \
-		eq "$(tel /turbolb/config transport)" "$transport"
+		eq "$(topo_field /turbolb/config transport)" "$transport"
 	topo_start_server || { fail=$((fail + 1)); return; }
 
 	local out=$TOPO_RUN/loadgen.json
 	topo_loadgen "$out" --rate 2000 --requests 4000 --dist exp:2us \
 		--flows 32 --timeout-ms 2000
-	check "$name: loadgen ran" [ -s "$out" ]
-	local sent received lost dups unknown
-	sent=$(topo_json "$out" sent)
-	received=$(topo_json "$out" received)
-	lost=$(topo_json "$out" lost)
-	dups=$(topo_json "$out" duplicates)
-	unknown=$(topo_json "$out" unknown)
-	echo "    sent=$sent received=$received lost=$lost duplicates=$dups unknown=$unknown"
-	check "$name: 4000 requests sent" eq "$sent" 4000
-	check "$name: every request answered" eq "$received" "$sent"
-	check "$name: none lost" eq "$lost" 0
-	check "$name: no duplicate responses" eq "$dups" 0
-	check "$name: no unknown ids" eq "$unknown" 0
-
-	topo_wait "[ \"\$(tel /turbolb/stats $completions)\" = $sent ]" 30
-	check "$name: daemon steered every request" \
-		eq "$(tel /turbolb/stats messages)" "$sent"
-	check "$name: daemon forwarded every response" \
-		eq "$(tel /turbolb/stats responses)" "$received"
-	check "$name: completions counted from $completions" \
-		eq "$(tel /turbolb/stats $completions)" "$sent"
-	check "$name: no drops" eq "$(tel /turbolb/stats drops)" 0
+	check_exactly_once "$name" "$out" 4000
+	check_daemon_agrees "$name" "$completions"
+	local sent=$LG_SENT
 	# Each host port carried its own core's requests only: port p+1 is
 	# target p; its TX packets are what the daemon sent to core p.
 	local per_port

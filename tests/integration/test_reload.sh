@@ -9,15 +9,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 . "$top/scripts/lib/topology.sh"
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass=$((pass + 1)); echo "ok - $what"
-	else fail=$((fail + 1)); echo "not ok - $what"; fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    '$1' != '$2'" >&2; return 1; }; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 cfg_get() { topo_telemetry /turbolb/config | python3 -c "import json,sys; print(json.load(sys.stdin)['/turbolb/config']['$1'])"; }
 
 topo_init reload

@@ -15,20 +15,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 . "$top/scripts/lib/topology.sh"
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
-eq() { [ "$1" = "$2" ] || { echo "    '$1' != '$2'" >&2; return 1; }; }
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 # py 'expression or statements' ARGS..: prints what the code prints.
 py() { local code=$1; shift; python3 -c "$code" "$@" 2>&1; }
 

@@ -17,19 +17,8 @@ top=$(cd "$here/../../.." && pwd)
 case $BUILD in /*) ;; *) BUILD=$top/$BUILD ;; esac
 TLBD=${TLBD_CMD:-$BUILD/src/daemon/turbolbd}
 
-pass=0
-fail=0
-check() {
-	local what=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $what"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $what"
-	fi
-}
+# shellcheck source=tests/lib/check.sh
+. "$top/tests/lib/check.sh"
 
 run=$(mktemp -d "/tmp/turbolb-pcap-$$.XXXXXX")
 prefix=tlbd-pcap-$$
