@@ -57,9 +57,11 @@ struct tlb_policy_ops {
  * redone (log2 n steps each, fewer when a step changes nothing); after
  * more, or for another view, metric or n, it is rebuilt. */
 struct tlb_min_tree {
-	const struct tlb_load_view *lv; /* NULL: never built */
-	uint64_t lv_id;                 /* lv->id when built */
-	const uint64_t *key;            /* lv->key_req or lv->key_work */
+	/* The keys mirrored, lv->key_req or lv->key_work of one view (so
+	 * they also say which view; NULL: never built), and that view's id
+	 * when built (another init at the same address is another view). */
+	const uint64_t *key;
+	uint64_t lv_id;
 	uint64_t gen;                   /* lv->keys_gen it matches */
 	uint32_t n;
 	uint32_t size;

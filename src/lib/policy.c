@@ -190,7 +190,6 @@ tree_build(struct tlb_min_tree *t, const struct tlb_load_view *lv,
 
 	while (size < n)
 		size <<= 1;
-	t->lv = lv;
 	t->lv_id = lv->id;
 	t->key = key;
 	t->n = n;
@@ -227,8 +226,9 @@ tree_min(struct tlb_min_tree *t, const struct tlb_load_view *lv,
 {
 	uint64_t gen = lv->keys_gen;
 
-	if (__builtin_expect(t->lv != lv || t->lv_id != lv->id ||
-			     t->key != key || t->n != n ||
+	/* key points into lv: the same keys are the same view and metric */
+	if (__builtin_expect(t->key != key || t->lv_id != lv->id ||
+			     t->n != n ||
 			     gen - t->gen > TLB_LV_LOG, 0)) {
 		tree_build(t, lv, key, n);
 	} else {
