@@ -30,7 +30,7 @@ struct tlb_policy_params {
 
 /* What a policy may look at for one request. */
 struct tlb_request_info {
-	const struct tlb_flow_key *key; /* rss hashes it */
+	const struct tlb_flow_key *key; /* rss hashes it (uses_flow_key) */
 	uint32_t svc_hint_ns;           /* 0: no hint */
 	uint16_t svc_class;
 };
@@ -40,6 +40,9 @@ struct tlb_policy;
 struct tlb_policy_ops {
 	const char *name;
 	const char *summary; /* one line for --help and docs */
+	/* pick() reads req->key; without it the dispatcher may leave the
+	 * key NULL (its request fast path does not fill one in) */
+	bool uses_flow_key;
 	/* Optional: extra parameter checks; returns 0 or -1 and fills err. */
 	int (*check)(const struct tlb_policy_params *params, char *err,
 		     size_t errlen);

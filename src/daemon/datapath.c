@@ -17,6 +17,7 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
+#include "turbolb/proto_fast.h"
 #include "turbolb/stats.h"
 #include "dp.h"
 #include "log.h"
@@ -134,16 +135,59 @@ kick(struct tlb_dp *dp, uint32_t i, uint64_t now_ns, enum tlb_dp_counter c)
 
 enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
 
+/* A new message to the policy's choice, unless the FIFO already holds
+ * older requests (arrival order is kept) or the policy says hold. The
+ * work charged is stamped into the frame: through p, or at the fixed
+ * offsets of the fast layout when p is NULL (constant in both callers).
+ * On STEER_SENT, *core says where it went. */
+static __rte_always_inline enum steer_result
+steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
+	  const struct tlb_request_info *req, const struct tlb_parsed *p,
+	  bool from_fifo, uint64_t now_ns, int *core_out)
+{
+	int core;
+
+	if (!from_fifo && unlikely(!fifo_empty(&dp->fifo)))
+		return STEER_HOLD;
+	core = tlb_policy_pick(&dp->policy, dp->lv, req);
+	if (core == TLB_PICK_HOLD)
+		return STEER_HOLD;
+	if (unlikely(core < 0)) {
+		count(dp, TLB_DP_drop_no_core, 1);
+		rte_pktmbuf_free(m);
+		return STEER_DROPPED;
+	}
+
+	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
+
+	if (work == UINT32_MAX)
+		work--; /* the charge field stores work + 1 */
+	if (p == NULL)
+		tlb_rpc_stamp_fast(rte_pktmbuf_mtod(m, void *), work);
+	else
+		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
+	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
+	*charge_of(m) = work + 1;
+	if (unlikely(dp->kick) && !dp->lv->core[core].running)
+		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
+	dp->pend_messages++;
+	dp->pend_steered++;
+	if (from_fifo)
+		count(dp, TLB_DP_released, 1);
+	port_send(&dp->target[core], m);
+	*core_out = core;
+	return STEER_SENT;
+}
+
 /* Sends a parsed request to its core. Continuation packets of a message
- * follow the first; new messages go to the policy's choice, unless the
- * FIFO already holds older requests (arrival order is kept) or the policy
- * says hold. */
+ * follow the first; the first packet of a message is a new message. */
 static enum steer_result
 steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
       bool from_fifo, uint64_t now_ns)
 {
 	struct tlb_aff_key akey;
 	bool multi = p->hdr.pkt_cnt > 1;
+	enum steer_result r;
 	int core;
 
 	if (unlikely(multi)) {
@@ -158,8 +202,6 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 			return STEER_SENT;
 		}
 	}
-	if (!from_fifo && unlikely(!fifo_empty(&dp->fifo)))
-		return STEER_HOLD;
 
 	struct tlb_request_info req = {
 		.key = &p->key,
@@ -168,33 +210,11 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		.svc_class = p->hdr.svc_class,
 	};
 
-	core = tlb_policy_pick(&dp->policy, dp->lv, &req);
-	if (core == TLB_PICK_HOLD)
-		return STEER_HOLD;
-	if (unlikely(core < 0)) {
-		count(dp, TLB_DP_drop_no_core, 1);
-		rte_pktmbuf_free(m);
-		return STEER_DROPPED;
-	}
-
-	uint32_t work = tlb_policy_work_estimate(&dp->policy, &req);
-
-	if (work == UINT32_MAX)
-		work--; /* the charge field stores work + 1 */
-	tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
-	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
-	*charge_of(m) = work + 1;
-	if (unlikely(dp->kick) && !dp->lv->core[core].running)
-		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
-	if (multi)
+	r = steer_new(dp, m, &req, p, from_fifo, now_ns, &core);
+	if (r == STEER_SENT && multi)
 		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
 			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
-	dp->pend_messages++;
-	dp->pend_steered++;
-	if (from_fifo)
-		count(dp, TLB_DP_released, 1);
-	port_send(&dp->target[core], m);
-	return STEER_SENT;
+	return r;
 }
 
 static void
@@ -233,8 +253,29 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 static void
 from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 {
+	struct tlb_req_fast rq;
 	struct tlb_parsed p;
+	int core;
 
+	/* Nearly every frame: a single-packet request in the plain layout,
+	 * checked at fixed offsets with no struct tlb_parsed filled in
+	 * (include/turbolb/proto_fast.h). Anything else, and every request
+	 * for a policy that hashes the flow, goes the general way. */
+	if (likely(m->nb_segs == 1) &&
+	    likely(!dp->policy.ops->uses_flow_key) &&
+	    tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
+				   rte_pktmbuf_data_len(m), &dp->parse_opts,
+				   &rq)) {
+		struct tlb_request_info req = {
+			.svc_hint_ns = rq.svc_hint_ns,
+			.svc_class = rq.svc_class,
+		};
+
+		if (steer_new(dp, m, &req, NULL, false, now_ns, &core) ==
+		    STEER_HOLD)
+			hold(dp, m);
+		return;
+	}
 	if (!parse_mbuf(dp, m, &p))
 		return;
 	switch (p.cls) {

@@ -102,6 +102,7 @@ rss_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 const struct tlb_policy_ops tlb_policy_rss = {
 	.name = "rss",
 	.summary = "static Toeplitz hash of the flow (as NIC RSS)",
+	.uses_flow_key = true,
 	.init = rss_init,
 	.pick = rss_pick,
 };

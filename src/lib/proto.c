@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "turbolb/proto.h"
+#include "turbolb/proto_fast.h"
 
 #define ETH_HDR_LEN 14u
 #define VLAN_TAG_LEN 4u
@@ -738,37 +739,14 @@ void
 tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 {
 	uint8_t *b = frame;
-	uint16_t o[2], n[2], c;
-	uint32_t be = htobe32(work_ns);
-	uint8_t *w, *ck;
 
-	/* Called per request on the fast path, so the checksum is patched
-	 * rather than recomputed over the whole datagram. */
+	/* Called per request, so the checksum is patched rather than
+	 * recomputed over the whole datagram; work_ns sits at an even offset
+	 * from the UDP header, so its halves line up with the checksum's
+	 * words. IPv4 may carry no UDP checksum at all; it keeps none. */
 	if (b == NULL || p == NULL || p->cls == TLB_FRAME_PASS ||
 	    p->rpc_off != p->l4_off + UDP_HDR_LEN)
 		return;
-	w = b + p->rpc_off + RPC_OFF_WORK_NS;
-	ck = b + p->l4_off + 6;
-	memcpy(o, w, sizeof(o));
-	memcpy(w, &be, sizeof(be));
-	memcpy(n, &be, sizeof(n));
-	memcpy(&c, ck, sizeof(c));
-	/* IPv4 may carry no UDP checksum at all; keep it that way. */
-	if (c == 0 && p->key.ip_version == 4)
-		return;
-	/* work_ns sits at an even offset from the UDP header, so its two
-	 * halves line up with the checksum's 16-bit words. RFC 1624 eqn. 3
-	 * for both at once: one sum, two folds (the sum stays below 2^19).
-	 * The ones' complement sum does not depend on byte order (RFC 1071
-	 * 2.B): the words are summed as they lie in the frame, unswapped. */
-	uint32_t sum = (uint16_t)~c;
-
-	sum += (uint16_t)~o[0] + (uint16_t)~o[1];
-	sum += (uint32_t)n[0] + n[1];
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	c = (uint16_t)~sum;
-	if (c == 0)
-		c = 0xffff; /* 0 would mean "no checksum" (either byte order) */
-	memcpy(ck, &c, sizeof(c));
+	tlb_csum_patch_be32(b + p->rpc_off + RPC_OFF_WORK_NS, b + p->l4_off + 6,
+			    work_ns, p->key.ip_version == 4);
 }

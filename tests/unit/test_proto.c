@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "turbolb/proto.h"
+#include "turbolb/proto_fast.h"
 
 #define FRAME_MAX 2048
 #define SRV_PORT 7000
@@ -1544,6 +1545,121 @@ test_set_work_ns(void **state)
 	}
 }
 
+/* A request frame of any shape the corpus makes: v4/v6, VLAN or not,
+ * hint or not, ports ours or not, single- or multi-packet. */
+static size_t
+fast_corpus_frame(uint8_t *f, uint64_t *seed)
+{
+	static const uint16_t dports[] = { SRV_PORT, 9000, 7001, 5353 };
+	struct tlb_frame_addrs a;
+	struct tlb_rpc_hdr h = std_hdr();
+	uint8_t payload[64] = { 0 };
+	uint64_t r = xorshift(seed);
+	size_t n;
+
+	a = std_addrs(r % 8 == 0 ? 6 : 4, (r >> 3) % 8 == 0);
+	a.key.dst_port = dports[(r >> 6) % 4];
+	h.flags = (r >> 8) % 2 ? TLB_RPC_F_HINT : 0;
+	h.svc_class = (uint16_t)(r >> 9);
+	h.svc_hint_ns = (uint32_t)(r >> 25);
+	if ((r >> 57) % 4 == 0) {
+		h.pkt_cnt = (uint16_t)(2 + (r >> 59) % 3);
+		h.pkt_idx = (uint16_t)((r >> 61) % h.pkt_cnt);
+	}
+	n = tlb_build_frame(f, FRAME_MAX, &a, &h, payload,
+			    (uint16_t)((r >> 41) % sizeof(payload)));
+	assert_true(n > 0);
+	return n;
+}
+
+/* tlb_parse_request_fast() accepts exactly the frames that
+ * tlb_parse_frame() finds to be single-packet requests in the plain
+ * layout, and reads the same hint and class from them: clean frames and
+ * frames with their first 100 bytes corrupted, from exact-size copies
+ * (ASan: no overread). */
+static void
+test_request_fast_agrees(void **state)
+{
+	struct tlb_parse_opts o = std_opts();
+	uint64_t seed = 0x243f6a8885a308d3ull;
+	unsigned int accepted = 0, refused_plain_looking = 0;
+	uint8_t f[FRAME_MAX];
+
+	(void)state;
+	for (unsigned int it = 0; it < 60000; it++) {
+		size_t n = fast_corpus_frame(f, &seed);
+		unsigned int flips = xorshift(&seed) % 3 ? 0 : 1 + xorshift(&seed) % 3;
+		struct tlb_req_fast rq = { 0 };
+		struct tlb_parsed p;
+		enum tlb_parse_err e;
+		bool fast, plain;
+		uint8_t *copy;
+
+		for (unsigned int i = 0; i < flips; i++)
+			f[xorshift(&seed) % (n < 100 ? n : 100)] =
+				(uint8_t)xorshift(&seed);
+		if (xorshift(&seed) % 8 == 0)
+			n = xorshift(&seed) % (n + 1);
+		copy = malloc(n ? n : 1);
+		assert_non_null(copy);
+		memcpy(copy, f, n);
+		fast = tlb_parse_request_fast(copy, n, &o, &rq);
+		free(copy);
+		e = parse_exact(f, n, &o, &p);
+		plain = e == TLB_PARSE_OK && p.cls == TLB_FRAME_REQUEST &&
+			!p.has_vlan && p.key.ip_version == 4 &&
+			p.l4_off == TLB_FAST_UDP_OFF && p.hdr.pkt_cnt == 1;
+		assert_int_equal(fast, plain);
+		if (!fast) {
+			refused_plain_looking += n >= TLB_FAST_MIN_LEN &&
+						 f[12] == 0x08 && f[13] == 0 &&
+						 f[14] == 0x45;
+			continue;
+		}
+		accepted++;
+		assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
+		assert_int_equal(rq.svc_class, p.hdr.svc_class);
+		assert_int_equal(rq.svc_hint_ns,
+				 (p.hdr.flags & TLB_RPC_F_HINT) ?
+					 p.hdr.svc_hint_ns : 0);
+	}
+	/* both ways were exercised, often */
+	assert_true(accepted > 10000);
+	assert_true(refused_plain_looking > 5000);
+}
+
+/* tlb_rpc_stamp_fast() writes what tlb_rpc_set_work_ns() writes, byte for
+ * byte, checksum or none. */
+static void
+test_stamp_fast_matches(void **state)
+{
+	struct tlb_parse_opts o = std_opts();
+	uint64_t seed = 777;
+	uint8_t f[FRAME_MAX], g[FRAME_MAX];
+	struct tlb_parsed p;
+
+	(void)state;
+	for (unsigned int i = 0; i < 4000; i++) {
+		size_t n = build_req(f, 4, false, (uint16_t)(i % 40));
+		uint32_t v = (uint32_t)xorshift(&seed);
+		struct tlb_req_fast rq;
+
+		if (i < 4)
+			v = (uint32_t[]){ 0, 0xffffffffu, 0xffff,
+					  0xffff0000u }[i];
+		/* a random starting checksum, and now and then none */
+		put16(f + TLB_FAST_UDP_OFF + 6,
+		      i % 10 == 9 ? 0 : (uint16_t)xorshift(&seed));
+		assert_int_equal(parse_exact(f, n, &o, &p), TLB_PARSE_OK);
+		assert_true(tlb_parse_request_fast(f, n, &o, &rq));
+		memcpy(g, f, n);
+		tlb_rpc_set_work_ns(f, &p, v);
+		tlb_rpc_stamp_fast(g, v);
+		assert_memory_equal(f, g, n);
+		assert_int_equal(get16(g + TLB_FAST_RPC_OFF + 28), v >> 16);
+	}
+}
+
 static void
 test_all_codes_covered(void **state)
 {
@@ -1603,6 +1719,8 @@ main(void)
 		cmocka_unit_test(test_make_response),
 		cmocka_unit_test(test_make_response_errors),
 		cmocka_unit_test(test_set_work_ns),
+		cmocka_unit_test(test_request_fast_agrees),
+		cmocka_unit_test(test_stamp_fast_matches),
 		/* Must stay last: checks what the tests above produced. */
 		cmocka_unit_test(test_all_codes_covered),
 	};

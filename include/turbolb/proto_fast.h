@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * The request frame nearly every request is, checked and stamped at fixed
+ * offsets, inline: Ethernet without a VLAN tag, IPv4 without options, not
+ * a fragment, UDP to one of our ports, a single-packet RPC request. The
+ * dispatcher tries this first and parses anything it refuses with
+ * tlb_parse_frame(), which then says exactly what is wrong: refusing
+ * costs nothing but the general parse. No DPDK here.
+ *
+ *   0       14            34      42                              90
+ *   | Ether | IPv4 (IHL 5) | UDP   | RPC header (48)               | payload
+ *                           ck@40           work_ns@70
+ */
+#ifndef TURBOLB_PROTO_FAST_H
+#define TURBOLB_PROTO_FAST_H
+
+#include <endian.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "turbolb/proto.h"
+
+#define TLB_FAST_IP_OFF 14u
+#define TLB_FAST_UDP_OFF 34u
+#define TLB_FAST_RPC_OFF 42u
+#define TLB_FAST_MIN_LEN (TLB_FAST_RPC_OFF + TLB_RPC_HDR_LEN)
+
+/* What the request path needs of such a frame. */
+struct tlb_req_fast {
+	uint32_t svc_hint_ns; /* 0 unless TLB_RPC_F_HINT is set */
+	uint16_t svc_class;
+};
+
+static inline uint16_t
+tlb_fast_rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be16toh(v);
+}
+
+static inline uint32_t
+tlb_fast_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32toh(v);
+}
+
+/* True if buf[0, len) is such a frame; then tlb_parse_frame() would
+ * return TLB_PARSE_OK with cls TLB_FRAME_REQUEST, no VLAN, IPv4, l4_off
+ * TLB_FAST_UDP_OFF, rpc_off TLB_FAST_RPC_OFF and pkt_cnt 1, and out holds
+ * the hint and the class it would have decoded. False says only that the
+ * frame is not of this layout (tests/unit/test_proto.c checks both ways
+ * against tlb_parse_frame()). */
+static inline bool
+tlb_parse_request_fast(const void *buf, size_t len,
+		       const struct tlb_parse_opts *opts,
+		       struct tlb_req_fast *out)
+{
+	const uint8_t *b = buf;
+	const uint8_t *ip = b + TLB_FAST_IP_OFF;
+	const uint8_t *r = b + TLB_FAST_RPC_OFF;
+	uint32_t tot_len, udp_len;
+	uint16_t dport;
+	unsigned int n = opts->n_udp_ports;
+	bool ours = false;
+
+	if (len < TLB_FAST_MIN_LEN ||
+	    tlb_fast_rd16(b + 12) != 0x0800 ||       /* IPv4 */
+	    ip[0] != 0x45 || ip[9] != 17 ||          /* IHL 5, UDP */
+	    (tlb_fast_rd16(ip + 6) & 0x3fff) != 0)   /* MF, offset */
+		return false;
+	tot_len = tlb_fast_rd16(ip + 2);
+	udp_len = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 4);
+	if (tot_len > len - TLB_FAST_IP_OFF ||
+	    tot_len < 20 + 8 + TLB_RPC_HDR_LEN ||
+	    udp_len < 8 + TLB_RPC_HDR_LEN || udp_len > tot_len - 20)
+		return false;
+	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
+	if (n > TLB_RPC_MAX_PORTS)
+		n = TLB_RPC_MAX_PORTS;
+	for (unsigned int i = 0; i < n; i++)
+		ours |= opts->udp_ports[i] == dport;
+	/* magic, version 1, type request; pkt_idx 0, pkt_cnt 1 */
+	if (!ours || tlb_fast_rd32(r) != (TLB_RPC_MAGIC << 16 | 0x0101u) ||
+	    tlb_fast_rd32(r + 16) != 1 ||
+	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+		return false;
+	out->svc_class = tlb_fast_rd16(r + 6);
+	out->svc_hint_ns = (tlb_fast_rd16(r + 4) & TLB_RPC_F_HINT) ?
+				   tlb_fast_rd32(r + 24) : 0;
+	return true;
+}
+
+/* Writes the 32-bit big-endian value v at w and patches the UDP checksum
+ * at ck for it, RFC 1624 eqn. 3 for both 16-bit halves in one sum. The
+ * ones' complement sum does not depend on byte order (RFC 1071 2.B), so
+ * the words are summed as they lie in the frame. w must sit at an even
+ * offset from the UDP header. A zero checksum (IPv4: none) stays zero
+ * when zero_is_none. */
+static inline void
+tlb_csum_patch_be32(uint8_t *w, uint8_t *ck, uint32_t v, bool zero_is_none)
+{
+	uint32_t be = htobe32(v);
+	uint16_t o[2], n[2], c;
+	uint32_t sum;
+
+	memcpy(o, w, sizeof(o));
+	memcpy(w, &be, sizeof(be));
+	memcpy(n, &be, sizeof(n));
+	memcpy(&c, ck, sizeof(c));
+	if (c == 0 && zero_is_none)
+		return;
+	sum = (uint16_t)~c;
+	sum += (uint16_t)~o[0] + (uint16_t)~o[1];
+	sum += (uint32_t)n[0] + n[1];
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	c = (uint16_t)~sum;
+	if (c == 0)
+		c = 0xffff; /* 0 would mean "no checksum" (either byte order) */
+	memcpy(ck, &c, sizeof(c));
+}
+
+/* tlb_rpc_set_work_ns() for a frame tlb_parse_request_fast() accepted. */
+static inline void
+tlb_rpc_stamp_fast(void *frame, uint32_t work_ns)
+{
+	uint8_t *b = frame;
+
+	tlb_csum_patch_be32(b + TLB_FAST_RPC_OFF + 28, b + TLB_FAST_UDP_OFF + 6,
+			    work_ns, true);
+}
+
+#endif /* TURBOLB_PROTO_FAST_H */
