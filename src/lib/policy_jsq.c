@@ -9,7 +9,7 @@ jsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
 	bool any;
-	int i = tlb_policy_argmin(p, lv, TLB_METRIC_REQUESTS, UINT64_MAX, &any);
+	int i = tlb_argmin(p, lv, TLB_METRIC_REQUESTS, UINT64_MAX, &any);
 
 	(void)req;
 	return i < 0 ? TLB_PICK_NONE : i;
