@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The request frame nearly every request is, checked and stamped at fixed
- * offsets, inline: Ethernet without a VLAN tag, IPv4 without options, not
- * a fragment, UDP to one of our ports, a single-packet RPC request. The
- * dispatcher tries this first and parses anything it refuses with
- * tlb_parse_frame(), which then says exactly what is wrong: refusing
- * costs nothing but the general parse. No DPDK here.
+ * The frame nearly every request and response is, checked (and stamped)
+ * at fixed offsets, inline: Ethernet without a VLAN tag, IPv4 without
+ * options, not a fragment, UDP to (requests) or from (responses) one of
+ * our ports, a single-packet RPC message. The dispatcher tries this first
+ * and parses anything it refuses with tlb_parse_frame(), which then says
+ * exactly what is wrong: refusing costs nothing but the general parse.
+ * No DPDK here.
  *
  *   0       14            34      42                              90
  *   | Ether | IPv4 (IHL 5) | UDP   | RPC header (48)               | payload
@@ -93,6 +94,66 @@ tlb_parse_request_fast(const void *buf, size_t len,
 	out->svc_class = tlb_fast_rd16(r + 6);
 	out->svc_hint_ns = (tlb_fast_rd16(r + 4) & TLB_RPC_F_HINT) ?
 				   tlb_fast_rd32(r + 24) : 0;
+	return true;
+}
+
+/* What the response path needs of a response in that layout. */
+struct tlb_resp_fast {
+	uint32_t work_ns;    /* the charge the dispatcher stamped, echoed */
+	uint32_t service_ns; /* measured by the server; 0: none */
+	uint16_t svc_class;
+};
+
+/* The same for the response path: true if buf[0, len) is a
+ * single-packet RPC response or error in the plain layout, from one of
+ * our ports to a port that is not ours (a frame to one of our ports is a
+ * request, whatever its source); then tlb_parse_frame() would return
+ * TLB_PARSE_OK with cls TLB_FRAME_RESPONSE, no VLAN, IPv4, l4_off
+ * TLB_FAST_UDP_OFF and pkt_cnt 1, and out holds what it would have
+ * decoded. */
+static inline bool
+tlb_parse_response_fast(const void *buf, size_t len,
+			const struct tlb_parse_opts *opts,
+			struct tlb_resp_fast *out)
+{
+	const uint8_t *b = buf;
+	const uint8_t *ip = b + TLB_FAST_IP_OFF;
+	const uint8_t *r = b + TLB_FAST_RPC_OFF;
+	uint32_t tot_len, udp_len, head;
+	uint16_t sport, dport;
+	unsigned int n = opts->n_udp_ports;
+	bool from_ours = false, to_ours = false;
+
+	if (len < TLB_FAST_MIN_LEN ||
+	    tlb_fast_rd16(b + 12) != 0x0800 ||
+	    ip[0] != 0x45 || ip[9] != 17 ||
+	    (tlb_fast_rd16(ip + 6) & 0x3fff) != 0)
+		return false;
+	tot_len = tlb_fast_rd16(ip + 2);
+	udp_len = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 4);
+	if (tot_len > len - TLB_FAST_IP_OFF ||
+	    tot_len < 20 + 8 + TLB_RPC_HDR_LEN ||
+	    udp_len < 8 + TLB_RPC_HDR_LEN || udp_len > tot_len - 20)
+		return false;
+	sport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF);
+	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
+	if (n > TLB_RPC_MAX_PORTS)
+		n = TLB_RPC_MAX_PORTS;
+	for (unsigned int i = 0; i < n; i++) {
+		from_ours |= opts->udp_ports[i] == sport;
+		to_ours |= opts->udp_ports[i] == dport;
+	}
+	head = tlb_fast_rd32(r);
+	/* magic, version 1, type response or error; pkt_idx 0, pkt_cnt 1 */
+	if (!from_ours || to_ours ||
+	    (head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
+	     head != (TLB_RPC_MAGIC << 16 | 0x0103u)) ||
+	    tlb_fast_rd32(r + 16) != 1 ||
+	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+		return false;
+	out->svc_class = tlb_fast_rd16(r + 6);
+	out->work_ns = tlb_fast_rd32(r + 28);
+	out->service_ns = tlb_fast_rd32(r + 44);
 	return true;
 }
 

@@ -217,6 +217,33 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	return r;
 }
 
+/* Nearly every request: a single packet in the plain layout, checked at
+ * fixed offsets with no struct tlb_parsed filled in
+ * (include/turbolb/proto_fast.h). False: not such a frame, or a policy
+ * that hashes the flow; parse it in full and steer(). */
+static __rte_always_inline bool
+steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
+	   uint64_t now_ns, enum steer_result *r)
+{
+	struct tlb_req_fast rq;
+	int core;
+
+	if (unlikely(m->nb_segs != 1) ||
+	    unlikely(dp->policy.ops->uses_flow_key) ||
+	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
+				    rte_pktmbuf_data_len(m), &dp->parse_opts,
+				    &rq))
+		return false;
+
+	struct tlb_request_info req = {
+		.svc_hint_ns = rq.svc_hint_ns,
+		.svc_class = rq.svc_class,
+	};
+
+	*r = steer_new(dp, m, &req, NULL, from_fifo, now_ns, &core);
+	return true;
+}
+
 static void
 hold(struct tlb_dp *dp, struct rte_mbuf *m)
 {
@@ -253,26 +280,11 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 static void
 from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 {
-	struct tlb_req_fast rq;
 	struct tlb_parsed p;
-	int core;
+	enum steer_result r;
 
-	/* Nearly every frame: a single-packet request in the plain layout,
-	 * checked at fixed offsets with no struct tlb_parsed filled in
-	 * (include/turbolb/proto_fast.h). Anything else, and every request
-	 * for a policy that hashes the flow, goes the general way. */
-	if (likely(m->nb_segs == 1) &&
-	    likely(!dp->policy.ops->uses_flow_key) &&
-	    tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
-				   rte_pktmbuf_data_len(m), &dp->parse_opts,
-				   &rq)) {
-		struct tlb_request_info req = {
-			.svc_hint_ns = rq.svc_hint_ns,
-			.svc_class = rq.svc_class,
-		};
-
-		if (steer_new(dp, m, &req, NULL, false, now_ns, &core) ==
-		    STEER_HOLD)
+	if (steer_fast(dp, m, false, now_ns, &r)) {
+		if (r == STEER_HOLD)
 			hold(dp, m);
 		return;
 	}
@@ -309,11 +321,17 @@ drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
 	while (!fifo_empty(f)) {
 		struct rte_mbuf *m = fifo_peek(f);
 		struct tlb_parsed p;
+		enum steer_result r;
 
-		/* It parsed when it came in; the frame is unchanged. */
-		tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
-				rte_pktmbuf_data_len(m), &dp->parse_opts, &p);
-		if (steer(dp, m, &p, true, now_ns) == STEER_HOLD)
+		/* It parsed when it came in, the fast way or the general
+		 * one; the frame is unchanged. */
+		if (!steer_fast(dp, m, true, now_ns, &r)) {
+			tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
+					rte_pktmbuf_data_len(m),
+					&dp->parse_opts, &p);
+			r = steer(dp, m, &p, true, now_ns);
+		}
+		if (r == STEER_HOLD)
 			break;
 		f->head++;
 		n++;
@@ -323,31 +341,50 @@ drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
 
 /* ---- response path ---- */
 
+/* A response on its way to the uplink: one completion per message, on
+ * its first packet. */
+static __rte_always_inline void
+on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
+	    bool first, uint32_t work_ns, uint32_t service_ns,
+	    uint16_t svc_class)
+{
+	if (first) {
+		if (dp->credits == TLB_CREDITS_INBAND) {
+			uint64_t extra = tlb_lv_on_complete(dp->lv, core, 1,
+							    work_ns);
+
+			count(dp, TLB_DP_completions_inband, 1 - extra);
+			count(dp, TLB_DP_completions_extra, extra);
+		}
+		if (service_ns != 0)
+			tlb_policy_observe(&dp->policy, svc_class, service_ns);
+	}
+	count(dp, TLB_DP_responses, 1);
+	port_send(&dp->uplink, m);
+}
+
 static void
 from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 {
+	struct tlb_resp_fast rs;
 	struct tlb_parsed p;
 
+	/* Single-packet responses in the plain layout, as on the request
+	 * path; anything else is parsed in full. */
+	if (likely(m->nb_segs == 1) &&
+	    tlb_parse_response_fast(rte_pktmbuf_mtod(m, const void *),
+				    rte_pktmbuf_data_len(m), &dp->parse_opts,
+				    &rs)) {
+		on_response(dp, core, m, true, rs.work_ns, rs.service_ns,
+			    rs.svc_class);
+		return;
+	}
 	if (!parse_mbuf(dp, m, &p))
 		return;
 	switch (p.cls) {
 	case TLB_FRAME_RESPONSE:
-		/* One completion per message, on its first packet. */
-		if (p.hdr.pkt_idx == 0) {
-			if (dp->credits == TLB_CREDITS_INBAND) {
-				uint64_t extra = tlb_lv_on_complete(
-					dp->lv, core, 1, p.hdr.work_ns);
-
-				count(dp, TLB_DP_completions_inband, 1 - extra);
-				count(dp, TLB_DP_completions_extra, extra);
-			}
-			if (p.hdr.service_ns != 0)
-				tlb_policy_observe(&dp->policy,
-						   p.hdr.svc_class,
-						   p.hdr.service_ns);
-		}
-		count(dp, TLB_DP_responses, 1);
-		port_send(&dp->uplink, m);
+		on_response(dp, core, m, p.hdr.pkt_idx == 0, p.hdr.work_ns,
+			    p.hdr.service_ns, p.hdr.svc_class);
 		break;
 	case TLB_FRAME_PASS:
 		count(dp, TLB_DP_pass_down, 1);

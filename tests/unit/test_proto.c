@@ -1545,20 +1545,32 @@ test_set_work_ns(void **state)
 	}
 }
 
-/* A request frame of any shape the corpus makes: v4/v6, VLAN or not,
- * hint or not, ports ours or not, single- or multi-packet. */
+/* An RPC frame of any shape the corpus makes: v4/v6, VLAN or not, request,
+ * response or error, hint or not, ports ours or not, single- or
+ * multi-packet. */
 static size_t
 fast_corpus_frame(uint8_t *f, uint64_t *seed)
 {
-	static const uint16_t dports[] = { SRV_PORT, 9000, 7001, 5353 };
+	static const uint16_t ours[] = { SRV_PORT, 9000, 7001, 5353 };
+	static const uint16_t peers[] = { CLI_PORT, CLI_PORT, CLI_PORT, 9000 };
+	static const uint8_t types[] = { TLB_MSG_REQUEST, TLB_MSG_REQUEST,
+					 TLB_MSG_RESPONSE, TLB_MSG_ERROR };
 	struct tlb_frame_addrs a;
 	struct tlb_rpc_hdr h = std_hdr();
 	uint8_t payload[64] = { 0 };
-	uint64_t r = xorshift(seed);
+	uint64_t r = xorshift(seed), r2 = xorshift(seed);
 	size_t n;
 
 	a = std_addrs(r % 8 == 0 ? 6 : 4, (r >> 3) % 8 == 0);
-	a.key.dst_port = dports[(r >> 6) % 4];
+	h.type = types[r2 % 4];
+	if (h.type == TLB_MSG_REQUEST) {
+		a.key.dst_port = ours[(r >> 6) % 4];
+	} else {
+		a.key.src_port = ours[(r >> 6) % 4];
+		a.key.dst_port = peers[(r2 >> 2) % 4];
+		h.work_ns = (uint32_t)(r2 >> 4);
+		h.service_ns = (uint32_t)(r2 >> 30) % 4 ? (uint32_t)r2 : 0;
+	}
 	h.flags = (r >> 8) % 2 ? TLB_RPC_F_HINT : 0;
 	h.svc_class = (uint16_t)(r >> 9);
 	h.svc_hint_ns = (uint32_t)(r >> 25);
@@ -1572,27 +1584,28 @@ fast_corpus_frame(uint8_t *f, uint64_t *seed)
 	return n;
 }
 
-/* tlb_parse_request_fast() accepts exactly the frames that
- * tlb_parse_frame() finds to be single-packet requests in the plain
- * layout, and reads the same hint and class from them: clean frames and
- * frames with their first 100 bytes corrupted, from exact-size copies
- * (ASan: no overread). */
+/* tlb_parse_request_fast() and tlb_parse_response_fast() accept exactly
+ * the frames that tlb_parse_frame() finds to be single-packet requests
+ * (responses) in the plain layout, and read the same fields from them:
+ * clean frames and frames with their first 100 bytes corrupted, from
+ * exact-size copies (ASan: no overread). */
 static void
-test_request_fast_agrees(void **state)
+test_fast_parsers_agree(void **state)
 {
 	struct tlb_parse_opts o = std_opts();
 	uint64_t seed = 0x243f6a8885a308d3ull;
-	unsigned int accepted = 0, refused_plain_looking = 0;
+	unsigned int req_ok = 0, resp_ok = 0, refused = 0;
 	uint8_t f[FRAME_MAX];
 
 	(void)state;
-	for (unsigned int it = 0; it < 60000; it++) {
+	for (unsigned int it = 0; it < 80000; it++) {
 		size_t n = fast_corpus_frame(f, &seed);
 		unsigned int flips = xorshift(&seed) % 3 ? 0 : 1 + xorshift(&seed) % 3;
 		struct tlb_req_fast rq = { 0 };
+		struct tlb_resp_fast rs = { 0 };
 		struct tlb_parsed p;
 		enum tlb_parse_err e;
-		bool fast, plain;
+		bool fast_req, fast_resp, plain;
 		uint8_t *copy;
 
 		for (unsigned int i = 0; i < flips; i++)
@@ -1603,29 +1616,38 @@ test_request_fast_agrees(void **state)
 		copy = malloc(n ? n : 1);
 		assert_non_null(copy);
 		memcpy(copy, f, n);
-		fast = tlb_parse_request_fast(copy, n, &o, &rq);
+		fast_req = tlb_parse_request_fast(copy, n, &o, &rq);
+		fast_resp = tlb_parse_response_fast(copy, n, &o, &rs);
 		free(copy);
 		e = parse_exact(f, n, &o, &p);
-		plain = e == TLB_PARSE_OK && p.cls == TLB_FRAME_REQUEST &&
-			!p.has_vlan && p.key.ip_version == 4 &&
+		plain = e == TLB_PARSE_OK && !p.has_vlan &&
+			p.key.ip_version == 4 &&
 			p.l4_off == TLB_FAST_UDP_OFF && p.hdr.pkt_cnt == 1;
-		assert_int_equal(fast, plain);
-		if (!fast) {
-			refused_plain_looking += n >= TLB_FAST_MIN_LEN &&
-						 f[12] == 0x08 && f[13] == 0 &&
-						 f[14] == 0x45;
-			continue;
+		assert_int_equal(fast_req, plain && p.cls == TLB_FRAME_REQUEST);
+		assert_int_equal(fast_resp,
+				 plain && p.cls == TLB_FRAME_RESPONSE);
+		if (fast_req) {
+			req_ok++;
+			assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
+			assert_int_equal(rq.svc_class, p.hdr.svc_class);
+			assert_int_equal(rq.svc_hint_ns,
+					 (p.hdr.flags & TLB_RPC_F_HINT) ?
+						 p.hdr.svc_hint_ns : 0);
+		} else if (fast_resp) {
+			resp_ok++;
+			assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
+			assert_int_equal(rs.svc_class, p.hdr.svc_class);
+			assert_int_equal(rs.work_ns, p.hdr.work_ns);
+			assert_int_equal(rs.service_ns, p.hdr.service_ns);
+		} else {
+			refused += n >= TLB_FAST_MIN_LEN && f[12] == 0x08 &&
+				   f[13] == 0 && f[14] == 0x45;
 		}
-		accepted++;
-		assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
-		assert_int_equal(rq.svc_class, p.hdr.svc_class);
-		assert_int_equal(rq.svc_hint_ns,
-				 (p.hdr.flags & TLB_RPC_F_HINT) ?
-					 p.hdr.svc_hint_ns : 0);
 	}
-	/* both ways were exercised, often */
-	assert_true(accepted > 10000);
-	assert_true(refused_plain_looking > 5000);
+	/* every way was exercised, often */
+	assert_true(req_ok > 8000);
+	assert_true(resp_ok > 4000);
+	assert_true(refused > 8000);
 }
 
 /* tlb_rpc_stamp_fast() writes what tlb_rpc_set_work_ns() writes, byte for
@@ -1719,7 +1741,7 @@ main(void)
 		cmocka_unit_test(test_make_response),
 		cmocka_unit_test(test_make_response_errors),
 		cmocka_unit_test(test_set_work_ns),
-		cmocka_unit_test(test_request_fast_agrees),
+		cmocka_unit_test(test_fast_parsers_agree),
 		cmocka_unit_test(test_stamp_fast_matches),
 		/* Must stay last: checks what the tests above produced. */
 		cmocka_unit_test(test_all_codes_covered),
