@@ -19,11 +19,13 @@
 # Disconnects: the server and the first load generator each see one (the
 # old daemon leaving); the new daemon sees the second load generator leave
 # at the end. A crash from DPDK 22.11's memif disconnect race is reported
-# with its backtrace (lib.sh).
+# with its backtrace, and the scenario is run once more (lib.sh:
+# fault_retry_on_memif_race).
 set -u
 BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
+fault_retry_on_memif_race "$@"
 
 MEMIF_RING=1024 # turbolb-server's memif rings (the client sizes them)
 

@@ -20,11 +20,13 @@
 # The daemon sees exactly one peer disconnect here (the killed server's).
 # DPDK 22.11's memif PMD may crash the process that stays on a disconnect
 # (rings unmapped under an lcore inside rx_burst); such a crash is
-# reported with its backtrace, see lib.sh.
+# reported with its backtrace and the scenario run once more, see lib.sh
+# (fault_retry_on_memif_race).
 set -u
 BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
+fault_retry_on_memif_race "$@"
 
 BATCH=4
 
