@@ -51,6 +51,41 @@ tlb_fast_rd32(const uint8_t *p)
 	return be32toh(v);
 }
 
+/* What both directions check: the layout up to UDP, and lengths that hold
+ * an RPC header. *udp_len: the datagram's length. */
+static inline bool
+tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
+{
+	size_t tot_len;
+
+	if (len < TLB_FAST_MIN_LEN ||
+	    tlb_fast_rd32(b + 12) >> 8 != 0x080045u || /* IPv4, IHL 5 */
+	    (tlb_fast_rd32(b + 20) & 0x3fff00ffu) != 17) /* MF, offset; UDP */
+		return false;
+	tot_len = tlb_fast_rd16(b + TLB_FAST_IP_OFF + 2);
+	*udp_len = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 4);
+	/* Unsigned differences, each bounding a length on both sides:
+	 * 76 <= tot_len <= len - 14 and 56 <= udp_len <= tot_len - 20. */
+	return tot_len - (20 + 8 + TLB_RPC_HDR_LEN) <= len - TLB_FAST_MIN_LEN &&
+	       *udp_len - (8 + TLB_RPC_HDR_LEN) <=
+		       tot_len - (20 + 8 + TLB_RPC_HDR_LEN);
+}
+
+static inline bool
+tlb_fast_port_ours(const struct tlb_parse_opts *opts, uint16_t port)
+{
+	unsigned int n = opts->n_udp_ports;
+	bool ours = false;
+
+	if (n == 1) /* the usual daemon */
+		return opts->udp_ports[0] == port;
+	if (n > TLB_RPC_MAX_PORTS)
+		n = TLB_RPC_MAX_PORTS;
+	for (unsigned int i = 0; i < n; i++)
+		ours |= opts->udp_ports[i] == port;
+	return ours;
+}
+
 /* True if buf[0, len) is such a frame; then tlb_parse_frame() would
  * return TLB_PARSE_OK with cls TLB_FRAME_REQUEST, no VLAN, IPv4, l4_off
  * TLB_FAST_UDP_OFF, rpc_off TLB_FAST_RPC_OFF and pkt_cnt 1, and out holds
@@ -63,31 +98,13 @@ tlb_parse_request_fast(const void *buf, size_t len,
 		       struct tlb_req_fast *out)
 {
 	const uint8_t *b = buf;
-	const uint8_t *ip = b + TLB_FAST_IP_OFF;
 	const uint8_t *r = b + TLB_FAST_RPC_OFF;
-	uint32_t tot_len, udp_len;
-	uint16_t dport;
-	unsigned int n = opts->n_udp_ports;
-	bool ours = false;
+	size_t udp_len;
 
-	if (len < TLB_FAST_MIN_LEN ||
-	    tlb_fast_rd16(b + 12) != 0x0800 ||       /* IPv4 */
-	    ip[0] != 0x45 || ip[9] != 17 ||          /* IHL 5, UDP */
-	    (tlb_fast_rd16(ip + 6) & 0x3fff) != 0)   /* MF, offset */
-		return false;
-	tot_len = tlb_fast_rd16(ip + 2);
-	udp_len = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 4);
-	if (tot_len > len - TLB_FAST_IP_OFF ||
-	    tot_len < 20 + 8 + TLB_RPC_HDR_LEN ||
-	    udp_len < 8 + TLB_RPC_HDR_LEN || udp_len > tot_len - 20)
-		return false;
-	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
-	if (n > TLB_RPC_MAX_PORTS)
-		n = TLB_RPC_MAX_PORTS;
-	for (unsigned int i = 0; i < n; i++)
-		ours |= opts->udp_ports[i] == dport;
 	/* magic, version 1, type request; pkt_idx 0, pkt_cnt 1 */
-	if (!ours || tlb_fast_rd32(r) != (TLB_RPC_MAGIC << 16 | 0x0101u) ||
+	if (!tlb_fast_layout(b, len, &udp_len) ||
+	    !tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2)) ||
+	    tlb_fast_rd32(r) != (TLB_RPC_MAGIC << 16 | 0x0101u) ||
 	    tlb_fast_rd32(r + 16) != 1 ||
 	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
 		return false;
@@ -117,36 +134,17 @@ tlb_parse_response_fast(const void *buf, size_t len,
 			struct tlb_resp_fast *out)
 {
 	const uint8_t *b = buf;
-	const uint8_t *ip = b + TLB_FAST_IP_OFF;
 	const uint8_t *r = b + TLB_FAST_RPC_OFF;
-	uint32_t tot_len, udp_len, head;
-	uint16_t sport, dport;
-	unsigned int n = opts->n_udp_ports;
-	bool from_ours = false, to_ours = false;
+	size_t udp_len;
+	uint32_t head;
 
-	if (len < TLB_FAST_MIN_LEN ||
-	    tlb_fast_rd16(b + 12) != 0x0800 ||
-	    ip[0] != 0x45 || ip[9] != 17 ||
-	    (tlb_fast_rd16(ip + 6) & 0x3fff) != 0)
+	if (!tlb_fast_layout(b, len, &udp_len) ||
+	    !tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF)) ||
+	    tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2)))
 		return false;
-	tot_len = tlb_fast_rd16(ip + 2);
-	udp_len = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 4);
-	if (tot_len > len - TLB_FAST_IP_OFF ||
-	    tot_len < 20 + 8 + TLB_RPC_HDR_LEN ||
-	    udp_len < 8 + TLB_RPC_HDR_LEN || udp_len > tot_len - 20)
-		return false;
-	sport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF);
-	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
-	if (n > TLB_RPC_MAX_PORTS)
-		n = TLB_RPC_MAX_PORTS;
-	for (unsigned int i = 0; i < n; i++) {
-		from_ours |= opts->udp_ports[i] == sport;
-		to_ours |= opts->udp_ports[i] == dport;
-	}
 	head = tlb_fast_rd32(r);
 	/* magic, version 1, type response or error; pkt_idx 0, pkt_cnt 1 */
-	if (!from_ours || to_ours ||
-	    (head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
+	if ((head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
 	     head != (TLB_RPC_MAGIC << 16 | 0x0103u)) ||
 	    tlb_fast_rd32(r + 16) != 1 ||
 	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
