@@ -530,13 +530,15 @@ rnd(uint32_t bound)
 
 /* The minimum the policies keep at hand (struct tlb_min_tree) must always
  * be the view's: random writes of every kind, one at a time (a path
- * update), a few (the change log), many (a rebuild), a second view, and
- * a re-initialised view whose write count comes out the same. */
+ * update), a few (the change log), many (a rebuild), jumps of hundreds of
+ * requests either way, a second view, and a re-initialised view whose
+ * write count comes out the same. */
 static void
 test_min_tree_matches_scan(void **state)
 {
 	static const char *const names[] = { "jsq", "jlq", "jbsq" };
-	static const uint32_t sizes[] = { 1, 2, 3, 5, 16, 64, TLB_MAX_CORES };
+	static const uint32_t sizes[] = { 1, 2, 3, 5, 16, 63, 64, 65,
+					       TLB_MAX_CORES };
 	static struct tlb_load_view other;
 	struct tlb_policy_params pp;
 
@@ -549,14 +551,14 @@ test_min_tree_matches_scan(void **state)
 
 			make(names[a], n, &pp);
 			tlb_lv_init(&other, n);
-			for (unsigned int step = 0; step < 3000; step++) {
+			for (unsigned int step = 0; step < 6000; step++) {
 				unsigned int writes = rnd(4) == 0 ?
 					1 + rnd(2 * TLB_LV_LOG) : rnd(2);
 
 				for (unsigned int w = 0; w < writes; w++) {
 					uint32_t i = rnd(n);
 
-					switch (rnd(8)) {
+					switch (rnd(10)) {
 					case 0: case 1: case 2:
 						tlb_lv_on_dispatch(&lv, i,
 								   1 + rnd(5000));
@@ -570,6 +572,19 @@ test_min_tree_matches_scan(void **state)
 						break;
 					case 6:
 						tlb_lv_on_unsent(&lv, i, 1, rnd(3000));
+						break;
+					case 8:
+						/* a jump up, in one write */
+						lv.core[i].sent += 1 + rnd(200);
+						lv.core[i].sent_work_ns +=
+							rnd(100000);
+						tlb_lv_refresh(&lv, i);
+						break;
+					case 9:
+						/* and down */
+						tlb_lv_on_complete(&lv, i,
+								   1 + rnd(150),
+								   rnd(100000));
 						break;
 					default:
 						tlb_lv_reset_core(&lv, i);
