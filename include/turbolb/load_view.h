@@ -135,9 +135,31 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 /* Counts n completions carrying work_ns of charged work in all. A
  * completion that would make outstanding negative (a duplicate, or a
  * response from before a reset) is clamped: it returns the number of
- * completions that were not counted. */
-uint64_t tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
-			    uint64_t work_ns);
+ * completions that were not counted. Inline: the response path calls it
+ * for every response. */
+static inline uint64_t
+tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
+		   uint64_t work_ns)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint64_t out = c->sent - c->completed;
+	uint64_t out_work = c->sent_work_ns - c->completed_work_ns;
+	uint64_t extra = 0;
+
+	/* Never let outstanding go negative: a response for a request sent
+	 * before a reset of this core must not make it look idler than it
+	 * is. */
+	if (n > out) {
+		extra = n - out;
+		n = out;
+	}
+	if (work_ns > out_work)
+		work_ns = out_work;
+	tlb_lv_store_u64(&c->completed, c->completed + n);
+	tlb_lv_store_u64(&c->completed_work_ns, c->completed_work_ns + work_ns);
+	tlb_lv_refresh(lv, i);
+	return extra;
+}
 
 /* Takes back n dispatches carrying work_ns of charged work that never
  * reached core i (its TX ring was full): sent and sent_work_ns go down,

@@ -19,30 +19,6 @@ tlb_lv_init(struct tlb_load_view *lv, uint32_t n_cores)
 	}
 }
 
-uint64_t
-tlb_lv_on_complete(struct tlb_load_view *lv, uint32_t i, uint64_t n,
-		   uint64_t work_ns)
-{
-	struct tlb_core_load *c = &lv->core[i];
-	uint64_t out = c->sent - c->completed;
-	uint64_t out_work = c->sent_work_ns - c->completed_work_ns;
-	uint64_t extra = 0;
-
-	/* Never let outstanding go negative: a response for a request sent
-	 * before a reset of this core must not make it look idler than it
-	 * is. */
-	if (n > out) {
-		extra = n - out;
-		n = out;
-	}
-	if (work_ns > out_work)
-		work_ns = out_work;
-	tlb_lv_store_u64(&c->completed, c->completed + n);
-	tlb_lv_store_u64(&c->completed_work_ns, c->completed_work_ns + work_ns);
-	tlb_lv_refresh(lv, i);
-	return extra;
-}
-
 void
 tlb_lv_on_unsent(struct tlb_load_view *lv, uint32_t i, uint64_t n,
 		 uint64_t work_ns)
