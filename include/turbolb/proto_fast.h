@@ -164,19 +164,20 @@ tlb_parse_response_fast(const void *buf, size_t len,
 static inline void
 tlb_csum_patch_be32(uint8_t *w, uint8_t *ck, uint32_t v, bool zero_is_none)
 {
-	uint32_t be = htobe32(v);
-	uint16_t o[2], n[2], c;
-	uint32_t sum;
+	uint32_t be = htobe32(v), o;
+	uint16_t c;
+	uint64_t sum;
 
-	memcpy(o, w, sizeof(o));
+	memcpy(&o, w, sizeof(o));
 	memcpy(w, &be, sizeof(be));
-	memcpy(n, &be, sizeof(n));
 	memcpy(&c, ck, sizeof(c));
 	if (c == 0 && zero_is_none)
 		return;
-	sum = (uint16_t)~c;
-	sum += (uint16_t)~o[0] + (uint16_t)~o[1];
-	sum += (uint32_t)n[0] + n[1];
+	/* Over the 32-bit word at once: folded, a sum of 32-bit words is
+	 * the sum of their 16-bit halves (RFC 1071 2.C). < 2^34, so three
+	 * folds. */
+	sum = (uint64_t)(uint16_t)~c + (uint32_t)~o + be;
+	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	c = (uint16_t)~sum;
