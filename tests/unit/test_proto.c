@@ -1521,6 +1521,33 @@ test_set_work_ns(void **state)
 			}
 		}
 	}
+	/* The rarest carry of the incremental sum: old work 0, new all ones
+	 * and a checksum word of 0xfffe as it lies in the frame, which
+	 * takes a third fold. A payload word is searched that gives that
+	 * checksum. */
+	{
+		struct tlb_frame_addrs a = std_addrs(4, false);
+		struct tlb_rpc_hdr h = std_hdr();
+		uint8_t pl[8] = { 0 };
+		uint16_t c = 0;
+		size_t n = 0;
+
+		h.work_ns = 0;
+		for (uint32_t x = 0; x < 65536; x++) {
+			pl[0] = (uint8_t)(x >> 8);
+			pl[1] = (uint8_t)x;
+			n = tlb_build_frame(f, FRAME_MAX, &a, &h, pl, sizeof(pl));
+			memcpy(&c, f + 40, sizeof(c));
+			if (c == 0xfffe)
+				break;
+		}
+		assert_int_equal(c, 0xfffe);
+		assert_int_equal(parse_exact(f, n, &o, &p), TLB_PARSE_OK);
+		tlb_rpc_set_work_ns(f, &p, 0xffffffffu);
+		assert_int_equal(parse_exact(f, n, &o, &q), TLB_PARSE_OK);
+		assert_int_equal(q.hdr.work_ns, 0xffffffffu);
+		check_ip_udp_csums(f, &q);
+	}
 	/* IPv4 without a UDP checksum stays without one. */
 	{
 		size_t n = build_req(f, 4, false, 4);
