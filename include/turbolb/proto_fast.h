@@ -86,6 +86,40 @@ tlb_fast_port_ours(const struct tlb_parse_opts *opts, uint16_t port)
 	return ours;
 }
 
+/* The RPC header of a single-packet message in that layout, or NULL: a
+ * request to one of our ports, or (response) a response or error from one
+ * of our ports to one that is not ours. */
+static inline __attribute__((always_inline)) const uint8_t *
+tlb_fast_rpc(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
+	     bool response)
+{
+	const uint8_t *r = b + TLB_FAST_RPC_OFF;
+	size_t udp_len;
+	uint16_t sport, dport;
+	uint32_t head; /* magic, version 1, type */
+
+	if (!tlb_fast_layout(b, len, &udp_len))
+		return NULL;
+	sport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF);
+	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
+	head = tlb_fast_rd32(r);
+	if (response) {
+		if (!tlb_fast_port_ours(opts, sport) ||
+		    tlb_fast_port_ours(opts, dport) ||
+		    (head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
+		     head != (TLB_RPC_MAGIC << 16 | 0x0103u)))
+			return NULL;
+	} else if (!tlb_fast_port_ours(opts, dport) ||
+		   head != (TLB_RPC_MAGIC << 16 | 0x0101u)) {
+		return NULL;
+	}
+	/* pkt_idx 0, pkt_cnt 1; the payload inside the datagram */
+	if (tlb_fast_rd32(r + 16) != 1 ||
+	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+		return NULL;
+	return r;
+}
+
 /* True if buf[0, len) is such a frame; then tlb_parse_frame() would
  * return TLB_PARSE_OK with cls TLB_FRAME_REQUEST, no VLAN, IPv4, l4_off
  * TLB_FAST_UDP_OFF, rpc_off TLB_FAST_RPC_OFF and pkt_cnt 1, and out holds
@@ -97,16 +131,9 @@ tlb_parse_request_fast(const void *buf, size_t len,
 		       const struct tlb_parse_opts *opts,
 		       struct tlb_req_fast *out)
 {
-	const uint8_t *b = buf;
-	const uint8_t *r = b + TLB_FAST_RPC_OFF;
-	size_t udp_len;
+	const uint8_t *r = tlb_fast_rpc(buf, len, opts, false);
 
-	/* magic, version 1, type request; pkt_idx 0, pkt_cnt 1 */
-	if (!tlb_fast_layout(b, len, &udp_len) ||
-	    !tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2)) ||
-	    tlb_fast_rd32(r) != (TLB_RPC_MAGIC << 16 | 0x0101u) ||
-	    tlb_fast_rd32(r + 16) != 1 ||
-	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+	if (r == NULL)
 		return false;
 	out->svc_class = tlb_fast_rd16(r + 6);
 	out->svc_hint_ns = (tlb_fast_rd16(r + 4) & TLB_RPC_F_HINT) ?
@@ -133,21 +160,9 @@ tlb_parse_response_fast(const void *buf, size_t len,
 			const struct tlb_parse_opts *opts,
 			struct tlb_resp_fast *out)
 {
-	const uint8_t *b = buf;
-	const uint8_t *r = b + TLB_FAST_RPC_OFF;
-	size_t udp_len;
-	uint32_t head;
+	const uint8_t *r = tlb_fast_rpc(buf, len, opts, true);
 
-	if (!tlb_fast_layout(b, len, &udp_len) ||
-	    !tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF)) ||
-	    tlb_fast_port_ours(opts, tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2)))
-		return false;
-	head = tlb_fast_rd32(r);
-	/* magic, version 1, type response or error; pkt_idx 0, pkt_cnt 1 */
-	if ((head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
-	     head != (TLB_RPC_MAGIC << 16 | 0x0103u)) ||
-	    tlb_fast_rd32(r + 16) != 1 ||
-	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+	if (r == NULL)
 		return false;
 	out->svc_class = tlb_fast_rd16(r + 6);
 	out->work_ns = tlb_fast_rd32(r + 28);

@@ -63,23 +63,9 @@ enum {
 	RPC_OFF_SERVICE_NS = 44,
 };
 
-static inline uint16_t
-rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be16toh(v);
-}
-
-static inline uint32_t
-rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return be32toh(v);
-}
+/* The big-endian loads of proto_fast.h. */
+#define rd16 tlb_fast_rd16
+#define rd32 tlb_fast_rd32
 
 static inline uint64_t
 rd64(const uint8_t *p)
@@ -420,19 +406,10 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	       RPC = UDP + UDP_HDR_LEN };
 	const uint8_t *r = b + RPC;
 	enum tlb_frame_class want;
-	size_t tot_len, udp_len;
+	size_t udp_len;
 	uint16_t sport, dport, pkt_cnt;
 
-	if (len < RPC + TLB_RPC_HDR_LEN || rd16(b + 12) != ETHERTYPE_IPV4 ||
-	    b[IP] != 0x45 || b[IP + 9] != IPPROTO_UDP ||
-	    (rd16(b + IP + 6) & (IPV4_MF | IPV4_OFF_MASK)) != 0)
-		return false;
-	tot_len = rd16(b + IP + 2);
-	udp_len = rd16(b + UDP + 4);
-	if (tot_len > len - IP ||
-	    tot_len < IPV4_MIN_HDR_LEN + UDP_HDR_LEN + TLB_RPC_HDR_LEN ||
-	    udp_len < UDP_HDR_LEN + TLB_RPC_HDR_LEN ||
-	    udp_len > tot_len - IPV4_MIN_HDR_LEN)
+	if (!tlb_fast_layout(b, len, &udp_len))
 		return false;
 	sport = rd16(b + UDP);
 	dport = rd16(b + UDP + 2);
