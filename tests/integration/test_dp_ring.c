@@ -312,6 +312,68 @@ test_work_stamped_checksum_valid(void **state)
 	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core), 0);
 }
 
+/* Requests and responses the fast path refuses (VLAN-tagged, IPv6) take
+ * the general parse: charged, stamped with a valid UDP checksum,
+ * answered and paid back exactly like the plain ones. */
+static void
+test_other_layouts_general_path(void **state)
+{
+	static const struct { int v; bool vlan; } shapes[] = {
+		{ 4, true }, { 6, false }, { 6, true }, { 4, false },
+	};
+	uint64_t steered = 0;
+
+	(void)state;
+	start("jlq", 2, TLB_CREDITS_INBAND, NULL);
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		struct tlb_frame_addrs a = client((uint16_t)(32000 + s));
+		struct tlb_rpc_hdr h = request_hdr(next_id++, 1500 + 100 * s);
+		uint8_t f[256], expect[256];
+		struct out_pkt out[4];
+		unsigned int n = 0;
+		int core = -1;
+		size_t len;
+
+		a.key.ip_version = (uint8_t)shapes[s].v;
+		a.has_vlan = shapes[s].vlan;
+		a.vlan_tci = 7;
+		if (shapes[s].v == 6) {
+			memset(a.key.src_addr, 0, 16);
+			memset(a.key.dst_addr, 0, 16);
+			a.key.src_addr[0] = a.key.dst_addr[0] = 0xfd;
+			a.key.src_addr[15] = 1;
+			a.key.dst_addr[15] = 2;
+		}
+		len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
+		assert_true(len > 0);
+		inject(up.rx[0], f, len);
+		pump();
+		for (int c = 0; c < N_CORES && n == 0; c++) {
+			n = collect(tgt[c].tx[0], out, 4);
+			core = c;
+		}
+		assert_int_equal(n, 1);
+		h.work_ns = h.svc_hint_ns;
+		assert_int_equal(tlb_build_frame(expect, sizeof(expect), &a, &h,
+						 "abcd", 4), len);
+		assert_int_equal(out[0].len, len);
+		assert_memory_equal(expect, out[0].frame, len);
+		assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core),
+				 h.svc_hint_ns);
+		respond((unsigned int)core, &out[0]);
+		pump();
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)core), 0);
+		assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core),
+				 0);
+		assert_int_equal(collect(up.tx[0], out, 4), 1);
+		assert_int_equal(out[0].p.cls, TLB_FRAME_RESPONSE);
+		steered++;
+	}
+	assert_int_equal(counter(TLB_DP_steered), steered);
+	assert_int_equal(counter(TLB_DP_responses), steered);
+	assert_int_equal(counter(TLB_DP_completions_inband), steered);
+}
+
 static void
 test_jbsq_holds_and_releases_in_order(void **state)
 {
@@ -778,6 +840,8 @@ main(void)
 		cmocka_unit_test_teardown(test_jsq_least_outstanding,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_work_stamped_checksum_valid,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_other_layouts_general_path,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_jbsq_holds_and_releases_in_order,
 					  teardown_dp),
