@@ -150,15 +150,4 @@ uint32_t tlb_rss_hash_flow(const uint8_t key[40], const struct tlb_flow_key *k);
 /* The standard 40-byte RSS key (Microsoft's verification key). */
 extern const uint8_t tlb_rss_default_key[40];
 
-/* Index of the eligible core with the smallest metric (outstanding
- * requests, or outstanding work), bounded by limit (exclusive; UINT64_MAX
- * for none); ties are broken by rotating the start of the scan. With
- * prefer_running, a running core wins among cores with the minimal metric.
- * Returns -1 if no eligible core is under limit; *any_eligible tells
- * whether any eligible core existed at all. */
-enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
-int tlb_policy_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
-		      enum tlb_metric metric, uint64_t limit,
-		      bool *any_eligible);
-
 #endif /* TURBOLB_POLICY_H */

@@ -25,6 +25,26 @@ enum tlb_msg_type {
 /* Header flags. */
 #define TLB_RPC_F_HINT 0x0001u /* svc_hint_ns is valid */
 
+/* Byte offsets inside the RPC header on the wire (docs/protocol.md). */
+enum {
+	TLB_RPC_OFF_MAGIC = 0,
+	TLB_RPC_OFF_VERSION = 2,
+	TLB_RPC_OFF_TYPE = 3,
+	TLB_RPC_OFF_FLAGS = 4,
+	TLB_RPC_OFF_SVC_CLASS = 6,
+	TLB_RPC_OFF_REQ_ID = 8,
+	TLB_RPC_OFF_PKT_IDX = 16,
+	TLB_RPC_OFF_PKT_CNT = 18,
+	TLB_RPC_OFF_PAYLOAD_LEN = 20,
+	TLB_RPC_OFF_STATUS = 22,
+	TLB_RPC_OFF_SVC_HINT_NS = 24,
+	TLB_RPC_OFF_WORK_NS = 28,
+	TLB_RPC_OFF_CLIENT_TS = 32,
+	TLB_RPC_OFF_SERVER_CORE = 40,
+	TLB_RPC_OFF_RESERVED = 42,
+	TLB_RPC_OFF_SERVICE_NS = 44,
+};
+
 /* The RPC header in host byte order. On the wire every field is big endian,
  * at the offsets given in docs/protocol.md (48 bytes in all). */
 struct tlb_rpc_hdr {
@@ -157,14 +177,21 @@ size_t tlb_make_response(void *buf, size_t len, const struct tlb_parsed *p,
 			 uint16_t server_core, uint32_t service_ns,
 			 uint16_t resp_payload_len);
 
-/* True if a UDP port is one of ours. */
+/* True if a UDP port is one of ours. A count past the array (opts come
+ * from config) reads no further than the array. */
 static inline bool
 tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
 {
-	for (unsigned int i = 0; i < o->n_udp_ports; i++)
-		if (o->udp_ports[i] == port)
-			return true;
-	return false;
+	unsigned int n = o->n_udp_ports;
+	bool ours = false;
+
+	if (n == 1) /* the usual daemon */
+		return o->udp_ports[0] == port;
+	if (n > TLB_RPC_MAX_PORTS)
+		n = TLB_RPC_MAX_PORTS;
+	for (unsigned int i = 0; i < n; i++)
+		ours |= o->udp_ports[i] == port;
+	return ours;
 }
 
 /* Sets the work_ns field of the parsed RPC frame in place and updates the

@@ -71,20 +71,9 @@ tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
 		       tot_len - (20 + 8 + TLB_RPC_HDR_LEN);
 }
 
-static inline bool
-tlb_fast_port_ours(const struct tlb_parse_opts *opts, uint16_t port)
-{
-	unsigned int n = opts->n_udp_ports;
-	bool ours = false;
-
-	if (n == 1) /* the usual daemon */
-		return opts->udp_ports[0] == port;
-	if (n > TLB_RPC_MAX_PORTS)
-		n = TLB_RPC_MAX_PORTS;
-	for (unsigned int i = 0; i < n; i++)
-		ours |= opts->udp_ports[i] == port;
-	return ours;
-}
+/* Magic, version and type: the header's first word. */
+#define TLB_FAST_HEAD(type)                                                    \
+	((uint32_t)TLB_RPC_MAGIC << 16 | TLB_RPC_VERSION << 8 | (type))
 
 /* The RPC header of a single-packet message in that layout, or NULL: a
  * request to one of our ports, or (response) a response or error from one
@@ -96,26 +85,28 @@ tlb_fast_rpc(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	const uint8_t *r = b + TLB_FAST_RPC_OFF;
 	size_t udp_len;
 	uint16_t sport, dport;
-	uint32_t head; /* magic, version 1, type */
+	uint32_t head;
 
 	if (!tlb_fast_layout(b, len, &udp_len))
 		return NULL;
 	sport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF);
 	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
-	head = tlb_fast_rd32(r);
+	head = tlb_fast_rd32(r + TLB_RPC_OFF_MAGIC);
 	if (response) {
-		if (!tlb_fast_port_ours(opts, sport) ||
-		    tlb_fast_port_ours(opts, dport) ||
-		    (head != (TLB_RPC_MAGIC << 16 | 0x0102u) &&
-		     head != (TLB_RPC_MAGIC << 16 | 0x0103u)))
+		if (!tlb_is_rpc_port(opts, sport) ||
+		    tlb_is_rpc_port(opts, dport) ||
+		    (head != TLB_FAST_HEAD(TLB_MSG_RESPONSE) &&
+		     head != TLB_FAST_HEAD(TLB_MSG_ERROR)))
 			return NULL;
-	} else if (!tlb_fast_port_ours(opts, dport) ||
-		   head != (TLB_RPC_MAGIC << 16 | 0x0101u)) {
+	} else if (!tlb_is_rpc_port(opts, dport) ||
+		   head != TLB_FAST_HEAD(TLB_MSG_REQUEST)) {
 		return NULL;
 	}
-	/* pkt_idx 0, pkt_cnt 1; the payload inside the datagram */
-	if (tlb_fast_rd32(r + 16) != 1 ||
-	    tlb_fast_rd16(r + 20) > udp_len - 8 - TLB_RPC_HDR_LEN)
+	/* pkt_idx 0 and pkt_cnt 1 in one word; the payload inside the
+	 * datagram */
+	if (tlb_fast_rd32(r + TLB_RPC_OFF_PKT_IDX) != 1 ||
+	    tlb_fast_rd16(r + TLB_RPC_OFF_PAYLOAD_LEN) >
+		    udp_len - 8 - TLB_RPC_HDR_LEN)
 		return NULL;
 	return r;
 }
@@ -135,9 +126,10 @@ tlb_parse_request_fast(const void *buf, size_t len,
 
 	if (r == NULL)
 		return false;
-	out->svc_class = tlb_fast_rd16(r + 6);
-	out->svc_hint_ns = (tlb_fast_rd16(r + 4) & TLB_RPC_F_HINT) ?
-				   tlb_fast_rd32(r + 24) : 0;
+	out->svc_class = tlb_fast_rd16(r + TLB_RPC_OFF_SVC_CLASS);
+	out->svc_hint_ns = 0;
+	if (tlb_fast_rd16(r + TLB_RPC_OFF_FLAGS) & TLB_RPC_F_HINT)
+		out->svc_hint_ns = tlb_fast_rd32(r + TLB_RPC_OFF_SVC_HINT_NS);
 	return true;
 }
 
@@ -164,9 +156,9 @@ tlb_parse_response_fast(const void *buf, size_t len,
 
 	if (r == NULL)
 		return false;
-	out->svc_class = tlb_fast_rd16(r + 6);
-	out->work_ns = tlb_fast_rd32(r + 28);
-	out->service_ns = tlb_fast_rd32(r + 44);
+	out->svc_class = tlb_fast_rd16(r + TLB_RPC_OFF_SVC_CLASS);
+	out->work_ns = tlb_fast_rd32(r + TLB_RPC_OFF_WORK_NS);
+	out->service_ns = tlb_fast_rd32(r + TLB_RPC_OFF_SERVICE_NS);
 	return true;
 }
 
@@ -207,8 +199,8 @@ tlb_rpc_stamp_fast(void *frame, uint32_t work_ns)
 {
 	uint8_t *b = frame;
 
-	tlb_csum_patch_be32(b + TLB_FAST_RPC_OFF + 28, b + TLB_FAST_UDP_OFF + 6,
-			    work_ns, true);
+	tlb_csum_patch_be32(b + TLB_FAST_RPC_OFF + TLB_RPC_OFF_WORK_NS,
+			    b + TLB_FAST_UDP_OFF + 6, work_ns, true);
 }
 
 #endif /* TURBOLB_PROTO_FAST_H */

@@ -189,13 +189,6 @@ tlb_argmin_general(const struct tlb_load_view *lv, uint32_t n, uint32_t start,
 	return best_i;
 }
 
-int
-tlb_policy_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
-		  enum tlb_metric metric, uint64_t limit, bool *any_eligible)
-{
-	return tlb_argmin(p, lv, metric, limit, any_eligible);
-}
-
 /* Microsoft's RSS verification key, the default of most NIC drivers. */
 const uint8_t tlb_rss_default_key[40] = {
 	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,

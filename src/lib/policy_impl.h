@@ -21,9 +21,11 @@ extern const struct tlb_policy_ops tlb_policy_jbsq;
 int tlb_policy_random_eligible(struct tlb_policy *p,
 			       const struct tlb_load_view *lv);
 
-/* ---- the argmin of jsq, jlq and jbsq (tlb_policy_argmin()) ----
+/* ---- the argmin of jsq, jlq and jbsq (tlb_argmin() below) ----
  * Inline here so that each policy's pick gets a copy with its metric and
  * bound folded in, and no call. */
+
+enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
 
 void tlb_min_tree_build(struct tlb_min_tree *t, const struct tlb_load_view *lv,
 			const uint64_t *key, uint32_t n);
@@ -164,7 +166,12 @@ tree_find(const struct tlb_min_tree *t, const uint64_t *key, uint32_t start,
 	return tree_find_from(t, start, v);
 }
 
-/* tlb_policy_argmin(), inline. */
+/* Index of the eligible core with the smallest metric (outstanding
+ * requests, or outstanding work), bounded by limit (exclusive; UINT64_MAX
+ * for none); ties are broken by rotating the start of the scan. With
+ * prefer_running, a running core wins among cores with the minimal metric.
+ * Returns -1 if no eligible core is under limit; *any_eligible tells
+ * whether any eligible core existed at all. */
 static inline __attribute__((always_inline)) int
 tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	   enum tlb_metric metric, uint64_t limit, bool *any_eligible)

@@ -43,26 +43,6 @@
 /* Enough for any sane chain; bounds the work an attacker can make us do. */
 #define IP6_MAX_EXT_HDRS 8u
 
-/* Byte offsets inside the RPC header (docs/protocol.md). */
-enum {
-	RPC_OFF_MAGIC = 0,
-	RPC_OFF_VERSION = 2,
-	RPC_OFF_TYPE = 3,
-	RPC_OFF_FLAGS = 4,
-	RPC_OFF_SVC_CLASS = 6,
-	RPC_OFF_REQ_ID = 8,
-	RPC_OFF_PKT_IDX = 16,
-	RPC_OFF_PKT_CNT = 18,
-	RPC_OFF_PAYLOAD_LEN = 20,
-	RPC_OFF_STATUS = 22,
-	RPC_OFF_SVC_HINT_NS = 24,
-	RPC_OFF_WORK_NS = 28,
-	RPC_OFF_CLIENT_TS = 32,
-	RPC_OFF_SERVER_CORE = 40,
-	RPC_OFF_RESERVED = 42,
-	RPC_OFF_SERVICE_NS = 44,
-};
-
 /* The big-endian loads of proto_fast.h. */
 #define rd16 tlb_fast_rd16
 #define rd32 tlb_fast_rd32
@@ -134,22 +114,22 @@ tlb_rpc_hdr_encode(void *dst, const struct tlb_rpc_hdr *h)
 {
 	uint8_t *d = dst;
 
-	wr16(d + RPC_OFF_MAGIC, h->magic);
-	d[RPC_OFF_VERSION] = h->version;
-	d[RPC_OFF_TYPE] = h->type;
-	wr16(d + RPC_OFF_FLAGS, h->flags);
-	wr16(d + RPC_OFF_SVC_CLASS, h->svc_class);
-	wr64(d + RPC_OFF_REQ_ID, h->req_id);
-	wr16(d + RPC_OFF_PKT_IDX, h->pkt_idx);
-	wr16(d + RPC_OFF_PKT_CNT, h->pkt_cnt);
-	wr16(d + RPC_OFF_PAYLOAD_LEN, h->payload_len);
-	wr16(d + RPC_OFF_STATUS, h->status);
-	wr32(d + RPC_OFF_SVC_HINT_NS, h->svc_hint_ns);
-	wr32(d + RPC_OFF_WORK_NS, h->work_ns);
-	wr64(d + RPC_OFF_CLIENT_TS, h->client_ts);
-	wr16(d + RPC_OFF_SERVER_CORE, h->server_core);
-	wr16(d + RPC_OFF_RESERVED, h->reserved);
-	wr32(d + RPC_OFF_SERVICE_NS, h->service_ns);
+	wr16(d + TLB_RPC_OFF_MAGIC, h->magic);
+	d[TLB_RPC_OFF_VERSION] = h->version;
+	d[TLB_RPC_OFF_TYPE] = h->type;
+	wr16(d + TLB_RPC_OFF_FLAGS, h->flags);
+	wr16(d + TLB_RPC_OFF_SVC_CLASS, h->svc_class);
+	wr64(d + TLB_RPC_OFF_REQ_ID, h->req_id);
+	wr16(d + TLB_RPC_OFF_PKT_IDX, h->pkt_idx);
+	wr16(d + TLB_RPC_OFF_PKT_CNT, h->pkt_cnt);
+	wr16(d + TLB_RPC_OFF_PAYLOAD_LEN, h->payload_len);
+	wr16(d + TLB_RPC_OFF_STATUS, h->status);
+	wr32(d + TLB_RPC_OFF_SVC_HINT_NS, h->svc_hint_ns);
+	wr32(d + TLB_RPC_OFF_WORK_NS, h->work_ns);
+	wr64(d + TLB_RPC_OFF_CLIENT_TS, h->client_ts);
+	wr16(d + TLB_RPC_OFF_SERVER_CORE, h->server_core);
+	wr16(d + TLB_RPC_OFF_RESERVED, h->reserved);
+	wr32(d + TLB_RPC_OFF_SERVICE_NS, h->service_ns);
 }
 
 /* Inlined into the parser: called for every frame. */
@@ -158,22 +138,22 @@ hdr_decode(struct tlb_rpc_hdr *h, const void *src)
 {
 	const uint8_t *s = src;
 
-	h->magic = rd16(s + RPC_OFF_MAGIC);
-	h->version = s[RPC_OFF_VERSION];
-	h->type = s[RPC_OFF_TYPE];
-	h->flags = rd16(s + RPC_OFF_FLAGS);
-	h->svc_class = rd16(s + RPC_OFF_SVC_CLASS);
-	h->req_id = rd64(s + RPC_OFF_REQ_ID);
-	h->pkt_idx = rd16(s + RPC_OFF_PKT_IDX);
-	h->pkt_cnt = rd16(s + RPC_OFF_PKT_CNT);
-	h->payload_len = rd16(s + RPC_OFF_PAYLOAD_LEN);
-	h->status = rd16(s + RPC_OFF_STATUS);
-	h->svc_hint_ns = rd32(s + RPC_OFF_SVC_HINT_NS);
-	h->work_ns = rd32(s + RPC_OFF_WORK_NS);
-	h->client_ts = rd64(s + RPC_OFF_CLIENT_TS);
-	h->server_core = rd16(s + RPC_OFF_SERVER_CORE);
-	h->reserved = rd16(s + RPC_OFF_RESERVED);
-	h->service_ns = rd32(s + RPC_OFF_SERVICE_NS);
+	h->magic = rd16(s + TLB_RPC_OFF_MAGIC);
+	h->version = s[TLB_RPC_OFF_VERSION];
+	h->type = s[TLB_RPC_OFF_TYPE];
+	h->flags = rd16(s + TLB_RPC_OFF_FLAGS);
+	h->svc_class = rd16(s + TLB_RPC_OFF_SVC_CLASS);
+	h->req_id = rd64(s + TLB_RPC_OFF_REQ_ID);
+	h->pkt_idx = rd16(s + TLB_RPC_OFF_PKT_IDX);
+	h->pkt_cnt = rd16(s + TLB_RPC_OFF_PKT_CNT);
+	h->payload_len = rd16(s + TLB_RPC_OFF_PAYLOAD_LEN);
+	h->status = rd16(s + TLB_RPC_OFF_STATUS);
+	h->svc_hint_ns = rd32(s + TLB_RPC_OFF_SVC_HINT_NS);
+	h->work_ns = rd32(s + TLB_RPC_OFF_WORK_NS);
+	h->client_ts = rd64(s + TLB_RPC_OFF_CLIENT_TS);
+	h->server_core = rd16(s + TLB_RPC_OFF_SERVER_CORE);
+	h->reserved = rd16(s + TLB_RPC_OFF_RESERVED);
+	h->service_ns = rd32(s + TLB_RPC_OFF_SERVICE_NS);
 }
 
 void
@@ -182,23 +162,11 @@ tlb_rpc_hdr_decode(struct tlb_rpc_hdr *h, const void *src)
 	hdr_decode(h, src);
 }
 
-/* Own bounded loop rather than tlb_is_rpc_port(): opts come from config
- * and may be NULL (no ports: everything passes) or carry a count past the
- * array, which must not turn into an out-of-bounds read. */
+/* opts come from config and may be NULL: no ports, everything passes. */
 static inline __attribute__((always_inline)) bool
 port_is_ours(const struct tlb_parse_opts *opts, uint16_t port)
 {
-	unsigned int n;
-
-	if (opts == NULL)
-		return false;
-	n = opts->n_udp_ports;
-	if (n > TLB_RPC_MAX_PORTS)
-		n = TLB_RPC_MAX_PORTS;
-	for (unsigned int i = 0; i < n; i++)
-		if (opts->udp_ports[i] == port)
-			return true;
-	return false;
+	return opts != NULL && tlb_is_rpc_port(opts, port);
 }
 
 /* RPC header checks, in the documented order. [off, end) is what the UDP
@@ -419,15 +387,16 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 		want = TLB_FRAME_RESPONSE;
 	else
 		return false;
-	pkt_cnt = rd16(r + RPC_OFF_PKT_CNT);
-	if (rd16(r + RPC_OFF_MAGIC) != TLB_RPC_MAGIC ||
-	    r[RPC_OFF_VERSION] != TLB_RPC_VERSION ||
-	    (want == TLB_FRAME_REQUEST ? r[RPC_OFF_TYPE] != TLB_MSG_REQUEST :
-	     (r[RPC_OFF_TYPE] != TLB_MSG_RESPONSE &&
-	      r[RPC_OFF_TYPE] != TLB_MSG_ERROR)) ||
+	pkt_cnt = rd16(r + TLB_RPC_OFF_PKT_CNT);
+	if (rd16(r + TLB_RPC_OFF_MAGIC) != TLB_RPC_MAGIC ||
+	    r[TLB_RPC_OFF_VERSION] != TLB_RPC_VERSION ||
+	    (want == TLB_FRAME_REQUEST ?
+		     r[TLB_RPC_OFF_TYPE] != TLB_MSG_REQUEST :
+	     (r[TLB_RPC_OFF_TYPE] != TLB_MSG_RESPONSE &&
+	      r[TLB_RPC_OFF_TYPE] != TLB_MSG_ERROR)) ||
 	    pkt_cnt == 0 || pkt_cnt > TLB_RPC_MAX_PKTS ||
-	    rd16(r + RPC_OFF_PKT_IDX) >= pkt_cnt ||
-	    rd16(r + RPC_OFF_PAYLOAD_LEN) >
+	    rd16(r + TLB_RPC_OFF_PKT_IDX) >= pkt_cnt ||
+	    rd16(r + TLB_RPC_OFF_PAYLOAD_LEN) >
 		    udp_len - UDP_HDR_LEN - TLB_RPC_HDR_LEN)
 		return false;
 	/* Every field is written (hdr by hdr_decode): a memset of the
@@ -724,6 +693,6 @@ tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 	if (b == NULL || p == NULL || p->cls == TLB_FRAME_PASS ||
 	    p->rpc_off != p->l4_off + UDP_HDR_LEN)
 		return;
-	tlb_csum_patch_be32(b + p->rpc_off + RPC_OFF_WORK_NS, b + p->l4_off + 6,
-			    work_ns, p->key.ip_version == 4);
+	tlb_csum_patch_be32(b + p->rpc_off + TLB_RPC_OFF_WORK_NS,
+			    b + p->l4_off + 6, work_ns, p->key.ip_version == 4);
 }

@@ -138,8 +138,8 @@ ipv4_csum_ok(const uint8_t *b, const struct tlb_parsed *p)
 	return fold(sum_words(0, ip, (size_t)(ip[0] & 0x0f) * 4)) == 0xffff;
 }
 
-/* Bounded on purpose: the opts under test may claim more ports than the
- * array holds, and tlb_is_rpc_port() trusts the count. */
+/* The oracle's own, bounded loop (not the parser's tlb_is_rpc_port()):
+ * the opts under test may claim more ports than the array holds. */
 static bool
 ours(const struct tlb_parse_opts *o, uint16_t port)
 {
