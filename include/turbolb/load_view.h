@@ -16,7 +16,6 @@
 
 #define TLB_MAX_CORES 256u
 #define TLB_CACHE_LINE 64
-#define TLB_LV_LOG 8u /* dense-key writes remembered (power of two) */
 
 struct tlb_core_load {
 	/* written by the dispatcher when it steers a request */
@@ -37,24 +36,22 @@ struct tlb_core_load {
 	uint64_t stale_events; /* times this core was marked stale */
 } __attribute__((aligned(TLB_CACHE_LINE)));
 
+/* A dense key: the load of an eligible core, saturated at TLB_KEY_MAX
+ * (4.29 s of outstanding work; cores at or beyond it tie), or
+ * TLB_KEY_NONE for a core out of rotation and for every slot from
+ * n_cores on. */
+#define TLB_KEY_NONE UINT32_MAX
+#define TLB_KEY_MAX (UINT32_MAX - 1)
+
 struct tlb_load_view {
 	uint32_t n_cores;
 	/* Dense copies of what the policies scan, kept by the writer with
-	 * every change: outstanding requests and work of each eligible core,
-	 * UINT64_MAX for a core out of rotation. One u64 per core instead of
-	 * one cache line per core makes the argmin a few instructions a
-	 * core. Only the writer (the dispatcher, where policies run) reads
-	 * them. */
-	uint64_t key_req[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
-	uint64_t key_work[TLB_MAX_CORES];
-	/* Which cores' keys changed lately, so that a policy keeping the
-	 * minimum at hand (struct tlb_min_tree) redoes only those: write g
-	 * (counting from 0) changed core keys_log[g % TLB_LV_LOG]. Same
-	 * writer and reader as the keys. id tells views (and inits of one
-	 * view) apart: no two tlb_lv_init() calls in a process give the same. */
-	uint64_t id;
-	uint64_t keys_gen;
-	uint16_t keys_log[TLB_LV_LOG];
+	 * every change: outstanding requests and work of each core (see
+	 * TLB_KEY_NONE). 32 bits each, 16 to a cache line, so that the
+	 * argmin compares them 4 at a time (src/lib/argmin.h). Only the
+	 * writer (the dispatcher, where policies run) reads them. */
+	uint32_t key_req[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
+	uint32_t key_work[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
 	struct tlb_core_load core[TLB_MAX_CORES];
 };
 
@@ -98,11 +95,12 @@ tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 
 /* Writer side (the owning dispatcher only). */
 
-static inline void
-tlb_lv_keys_changed(struct tlb_load_view *lv, uint32_t i)
+/* A load as a dense key: saturated, then all ones when mask is (the core
+ * is out of rotation). */
+static inline uint32_t
+tlb_lv_key(uint64_t load, uint32_t mask)
 {
-	lv->keys_log[lv->keys_gen % TLB_LV_LOG] = (uint16_t)i;
-	lv->keys_gen++;
+	return (load < TLB_KEY_MAX ? (uint32_t)load : TLB_KEY_MAX) | mask;
 }
 
 /* Recomputes core i's dense keys from its fields; every writer below
@@ -112,24 +110,29 @@ static inline void
 tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 {
 	const struct tlb_core_load *c = &lv->core[i];
-	uint64_t mask = (uint64_t)(c->online && !c->stale) - 1;
+	uint32_t mask = (uint32_t)(c->online && !c->stale) - 1;
 
-	lv->key_req[i] = (c->sent - c->completed) | mask;
-	lv->key_work[i] = (c->sent_work_ns - c->completed_work_ns) | mask;
-	tlb_lv_keys_changed(lv, i);
+	lv->key_req[i] = tlb_lv_key(c->sent - c->completed, mask);
+	lv->key_work[i] = tlb_lv_key(c->sent_work_ns - c->completed_work_ns,
+				     mask);
 }
 
+/* One more request of work_ns at core i. The keys go up in place,
+ * saturating, and TLB_KEY_NONE stays: the same keys tlb_lv_refresh()
+ * would compute, without reading the fields back. */
 static inline void
 tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 {
 	struct tlb_core_load *c = &lv->core[i];
-	uint64_t mask = (uint64_t)(c->online && !c->stale) - 1;
+	uint32_t kr = lv->key_req[i];
+	uint32_t kw = lv->key_work[i];
+	uint64_t w = (uint64_t)kw + work_ns;
 
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
-	lv->key_req[i] = (lv->key_req[i] + 1) | mask;
-	lv->key_work[i] = (lv->key_work[i] + work_ns) | mask;
-	tlb_lv_keys_changed(lv, i);
+	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
+	lv->key_work[i] = kw == TLB_KEY_NONE ? TLB_KEY_NONE :
+			  w < TLB_KEY_MAX ? (uint32_t)w : TLB_KEY_MAX;
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A

@@ -53,24 +53,6 @@ struct tlb_policy_ops {
 		    const struct tlb_request_info *req);
 };
 
-/* The minimum of one set of dense keys of a load view, kept at hand: a
- * tree over size leaves, size the power of two >= n (node[size + i] =
- * key[i], UINT64_MAX past n; node[j] = min of nodes 2j and 2j + 1; node[1]
- * the minimum). After a few key writes only those leaves' paths are
- * redone (log2 n steps each, fewer when a step changes nothing); after
- * more, or for another view, metric or n, it is rebuilt. */
-struct tlb_min_tree {
-	/* The keys mirrored, lv->key_req or lv->key_work of one view (so
-	 * they also say which view; NULL: never built), and that view's id
-	 * when built (another init at the same address is another view). */
-	const uint64_t *key;
-	uint64_t lv_id;
-	uint64_t gen;                   /* lv->keys_gen it matches */
-	uint32_t n;
-	uint32_t size;
-	uint64_t node[2 * TLB_MAX_CORES];
-};
-
 /* A policy instance. Owned by one dispatcher; not thread-safe. */
 struct tlb_policy {
 	const struct tlb_policy_ops *ops;
@@ -88,8 +70,6 @@ struct tlb_policy {
 	/* rss: Toeplitz hash of rss_key by table, one entry per input nibble
 	 * position and value (36 input bytes), instead of 8 steps per byte */
 	uint32_t rss_tab[72][16];
-	/* jsq, jlq, jbsq: the least loaded core's load */
-	struct tlb_min_tree tree;
 };
 
 /* Table of policies; NULL-terminated. */

@@ -229,7 +229,7 @@ steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
 	int core;
 
 	if (unlikely(m->nb_segs != 1) ||
-	    unlikely(dp->policy.ops->uses_flow_key) ||
+	    unlikely(dp->flow_key) ||
 	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rq))
@@ -535,6 +535,7 @@ apply_update(struct tlb_dp *dp)
 	memcpy(u->policy.class_avg_ns, dp->policy.class_avg_ns,
 	       sizeof(u->policy.class_avg_ns));
 	dp->policy = u->policy;
+	dp->flow_key = dp->policy.ops->uses_flow_key;
 	if (u->fifo_slot != NULL) {
 		uint32_t depth = f->tail - f->head;
 
@@ -751,6 +752,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	if (tlb_policy_init(&dp->policy, cfg->policy.name, &cfg->policy.params,
 			    dp->n_cores, err, errlen) != 0)
 		return -1;
+	dp->flow_key = dp->policy.ops->uses_flow_key;
 	dp->lv = rte_zmalloc("tlb_lv", sizeof(*dp->lv), RTE_CACHE_LINE_SIZE);
 	dp->aff = tlb_aff_create(cfg->affinity.entries,
 				 (uint64_t)cfg->affinity.timeout_us * 1000);

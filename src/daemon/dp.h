@@ -125,6 +125,7 @@ struct tlb_dp {
 	struct tlb_dp_port default_target;
 
 	struct tlb_policy policy;
+	bool flow_key;             /* policy.ops->uses_flow_key, at hand */
 	struct tlb_load_view *lv;  /* this dispatcher's view */
 	struct tlb_affinity *aff;
 	struct tlb_fifo fifo;

@@ -8,10 +8,7 @@
 void
 tlb_lv_init(struct tlb_load_view *lv, uint32_t n_cores)
 {
-	static uint64_t last_id;
-
 	memset(lv, 0, sizeof(*lv));
-	lv->id = __atomic_add_fetch(&last_id, 1, __ATOMIC_RELAXED);
 	lv->n_cores = n_cores > TLB_MAX_CORES ? TLB_MAX_CORES : n_cores;
 	for (uint32_t i = 0; i < TLB_MAX_CORES; i++) {
 		lv->core[i].online = i < lv->n_cores;

@@ -132,40 +132,28 @@ tlb_policy_observe(struct tlb_policy *p, uint16_t svc_class,
 		*avg = *avg - (*avg >> 3) + (service_ns >> 3);
 }
 
-/* The min tree of struct tlb_min_tree, from scratch (policy_impl.h has
- * the rest of it). */
-__attribute__((cold)) void
-tlb_min_tree_build(struct tlb_min_tree *t, const struct tlb_load_view *lv,
-		   const uint64_t *key, uint32_t n)
-{
-	uint32_t size = 1;
-
-	while (size < n)
-		size <<= 1;
-	t->lv_id = lv->id;
-	t->key = key;
-	t->n = n;
-	t->size = size;
-	t->gen = lv->keys_gen;
-	memcpy(&t->node[size], key, n * sizeof(*key));
-	for (size_t i = n; i < size; i++)
-		t->node[size + i] = UINT64_MAX;
-	for (size_t j = size - 1; j >= 1; j--)
-		t->node[j] = min2(t->node[2 * j], t->node[2 * j + 1]);
-}
-
 /* Everything else: one pass over the cores' own lines, in the rotated
- * order. Out of line, so that the common case stays small. */
+ * order, over the cores both the policy and the view have. Out of line,
+ * so that the common case stays small. */
 int
-tlb_argmin_general(const struct tlb_load_view *lv, uint32_t n, uint32_t start,
-		   enum tlb_metric metric, uint64_t limit, bool prefer_running,
-		   bool *any_eligible)
+tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
+		enum tlb_metric metric, uint64_t limit, bool *any_eligible)
 {
+	uint32_t n = p->n_cores < lv->n_cores ? p->n_cores : lv->n_cores;
+	uint32_t start = p->cursor;
+	bool prefer_running = p->params.prefer_running;
 	uint64_t best = UINT64_MAX;
 	bool best_running = false;
 	bool eligible_seen = false;
 	int best_i = -1;
 
+	if (n == 0) {
+		*any_eligible = false;
+		return -1;
+	}
+	p->cursor = start + 1 >= n ? 0 : start + 1;
+	if (start >= n)
+		start = 0;
 	for (uint32_t j = 0, i = start; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
 		if (!tlb_lv_eligible(lv, i))
 			continue;

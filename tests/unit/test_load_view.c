@@ -184,9 +184,20 @@ test_keys_follow_every_writer(void **state)
 	tlb_lv_on_complete(&lv, 0, 2, 20);
 	assert_int_equal(lv.key_req[0], 0);
 	tlb_lv_set_online(&lv, 1, false);
-	assert_true(lv.key_req[1] == UINT64_MAX);
+	assert_true(lv.key_req[1] == TLB_KEY_NONE);
+	assert_true(lv.key_work[1] == TLB_KEY_NONE);
+	/* past n_cores: never a candidate */
+	assert_true(lv.key_req[2] == TLB_KEY_NONE);
+	assert_true(lv.key_req[TLB_MAX_CORES - 1] == TLB_KEY_NONE);
 	tlb_lv_set_online(&lv, 1, true);
 	assert_int_equal(lv.key_req[1], 0);
+	/* work keys saturate one below TLB_KEY_NONE */
+	tlb_lv_on_dispatch(&lv, 1, UINT32_MAX);
+	tlb_lv_on_dispatch(&lv, 1, 5);
+	assert_true(lv.key_work[1] == TLB_KEY_MAX);
+	assert_int_equal(lv.key_req[1], 2);
+	tlb_lv_on_complete(&lv, 1, 1, UINT32_MAX);
+	assert_int_equal(lv.key_work[1], 5);
 }
 
 int

@@ -506,6 +506,9 @@ ref_pick(const char *name, uint32_t n, uint32_t start, uint64_t k)
 			continue;
 		v = work ? tlb_lv_outstanding_work(&lv, i) :
 			   tlb_lv_outstanding(&lv, i);
+		/* loads from 2^32 - 2 up tie (TLB_KEY_MAX) */
+		if (v > TLB_KEY_MAX)
+			v = TLB_KEY_MAX;
 		if (v < best) {
 			best = v;
 			best_i = (int)i;
@@ -528,18 +531,17 @@ rnd(uint32_t bound)
 	return (uint32_t)(lcg >> 33) % bound;
 }
 
-/* The minimum the policies keep at hand (struct tlb_min_tree) must always
- * be the view's: random writes of every kind, one at a time (a path
- * update), a few (the change log), many (a rebuild), jumps of hundreds of
- * requests either way, a second view, and a re-initialised view whose
- * write count comes out the same. */
+/* Every pick of jsq, jlq and jbsq must be the plain scan's: random
+ * writes of every kind, one or many between two picks, jumps of hundreds
+ * of requests either way and of seconds of work (the keys saturate), at
+ * sizes around the 16-key chunks and the 64-bit masks of the argmin. */
 static void
-test_min_tree_matches_scan(void **state)
+test_argmin_matches_scan(void **state)
 {
 	static const char *const names[] = { "jsq", "jlq", "jbsq" };
-	static const uint32_t sizes[] = { 1, 2, 3, 5, 16, 63, 64, 65,
+	static const uint32_t sizes[] = { 1, 2, 3, 5, 15, 16, 17, 63, 64, 65,
+					       100, 128, 129, 200,
 					       TLB_MAX_CORES };
-	static struct tlb_load_view other;
 	struct tlb_policy_params pp;
 
 	(void)state;
@@ -550,15 +552,14 @@ test_min_tree_matches_scan(void **state)
 			uint32_t n = sizes[b];
 
 			make(names[a], n, &pp);
-			tlb_lv_init(&other, n);
-			for (unsigned int step = 0; step < 6000; step++) {
+			for (unsigned int step = 0; step < 4000; step++) {
 				unsigned int writes = rnd(4) == 0 ?
-					1 + rnd(2 * TLB_LV_LOG) : rnd(2);
+					1 + rnd(20) : rnd(2);
 
 				for (unsigned int w = 0; w < writes; w++) {
 					uint32_t i = rnd(n);
 
-					switch (rnd(10)) {
+					switch (rnd(11)) {
 					case 0: case 1: case 2:
 						tlb_lv_on_dispatch(&lv, i,
 								   1 + rnd(5000));
@@ -586,16 +587,18 @@ test_min_tree_matches_scan(void **state)
 								   1 + rnd(150),
 								   rnd(100000));
 						break;
+					case 10:
+						/* seconds of work: past the
+						 * 32-bit key (rarely) */
+						if (rnd(8) == 0)
+							lv.core[i].sent_work_ns +=
+								(uint64_t)rnd(3) << 32;
+						tlb_lv_refresh(&lv, i);
+						break;
 					default:
 						tlb_lv_reset_core(&lv, i);
 						break;
 					}
-				}
-				if (rnd(50) == 0) {
-					/* another view, then back */
-					struct tlb_request_info req = { 0 };
-
-					tlb_policy_pick(&pol, &other, &req);
 				}
 				uint32_t start = pol.cursor;
 				int want = ref_pick(names[a], n, start, pp.k);
@@ -613,22 +616,41 @@ test_min_tree_matches_scan(void **state)
 	}
 }
 
-/* A view set up again from scratch with as many key writes since as
- * before is another view: what was kept at hand must not be trusted. */
+/* Loads of 2^32 - 2 ns of work and more tie: the core further on from
+ * the rotating start is not taken over the one before it. */
 static void
-test_min_tree_reinit(void **state)
+test_jlq_saturated_keys_tie(void **state)
 {
 	(void)state;
-	make("jsq", 4, NULL);
-	load(0, 1, 1);
-	load(1, 1, 1);
-	load(2, 1, 1);
-	load(3, 1, 1);
-	assert_true(pick() >= 0); /* the minimum, 1, kept at hand */
-	tlb_lv_init(&lv, 4);
-	load(0, 4, 1); /* as many writes; the minimum is now 0 */
-	int i = pick();
-	assert_true(i >= 1 && i <= 3);
+	make("jlq", 3, NULL);
+	load(0, 1, UINT32_MAX);
+	load(0, 1, UINT32_MAX);
+	load(1, 1, UINT32_MAX);
+	load(2, 1, 7);
+	assert_int_equal(pick(), 2); /* cursor 0 */
+	load(2, 1, UINT32_MAX);      /* all three past the key's range */
+	assert_int_equal(pick(), 1); /* cursor 1: 1 ties with 0 and 2 */
+	assert_int_equal(pick(), 2);
+	assert_int_equal(pick(), 0);
+}
+
+/* A policy over fewer cores than its view looks at its own cores only. */
+static void
+test_fewer_cores_than_view(void **state)
+{
+	(void)state;
+	make("jsq", 20, NULL);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &(struct tlb_policy_params){
+						 .d = 2, .k = 2, .seed = 1 },
+					 4, err, sizeof(err)), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		load(i, 2, 1);
+	/* cores 4.. are idle, but not this policy's */
+	for (int j = 0; j < 8; j++) {
+		int i = pick();
+
+		assert_true(i >= 0 && i < 4);
+	}
 }
 
 int
@@ -652,8 +674,9 @@ main(void)
 		cmocka_unit_test(test_work_estimate),
 		cmocka_unit_test(test_jbsq),
 		cmocka_unit_test(test_jbsq_k1_is_shortest),
-		cmocka_unit_test(test_min_tree_matches_scan),
-		cmocka_unit_test(test_min_tree_reinit),
+		cmocka_unit_test(test_argmin_matches_scan),
+		cmocka_unit_test(test_jlq_saturated_keys_tie),
+		cmocka_unit_test(test_fewer_cores_than_view),
 	};
 
 	return cmocka_run_group_tests_name("policy", tests, NULL, NULL);

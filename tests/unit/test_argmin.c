@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Unit tests: the argmin over dense keys (src/lib/argmin.h) against a
+ * plain scan. Built twice: as the library is (SSE4.1 or NEON) and with
+ * TLB_ARGMIN_PORTABLE (the plain C loops).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "argmin.h"
+
+static uint32_t key[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
+
+static uint64_t lcg = 987654321;
+
+static uint32_t
+rnd(uint32_t bound)
+{
+	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(lcg >> 33) % bound;
+}
+
+/* The first minimum at or after start, rotating through n. */
+static int
+ref_argmin(uint32_t n, uint32_t start, uint32_t *min)
+{
+	uint32_t best = TLB_KEY_NONE;
+	int best_i = -1;
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = (start + j) % n;
+
+		if (key[i] < best) {
+			best = key[i];
+			best_i = (int)i;
+		}
+	}
+	*min = best;
+	return best_i;
+}
+
+/* Values that break a signed compare, a narrower lane or a missed chunk:
+ * 0, around 2^31 and 2^16, the saturated key, and out of rotation. */
+static uint32_t
+some_key(uint32_t kind)
+{
+	static const uint32_t edge[] = { 0, 1, 0x7fffffffu, 0x80000000u,
+					 0x80000001u, 0xffffu, 0x10000u,
+					 TLB_KEY_MAX, TLB_KEY_NONE };
+
+	switch (kind) {
+	case 0:
+		return edge[rnd(sizeof(edge) / sizeof(edge[0]))];
+	case 1:
+		return rnd(4); /* many ties */
+	case 2:
+		return TLB_KEY_NONE;
+	default:
+		return rnd(UINT32_MAX);
+	}
+}
+
+static void
+test_matches_scan(void **state)
+{
+	(void)state;
+	for (unsigned int round = 0; round < 200000; round++) {
+		uint32_t n = round < 256 ? round + 1 : 1 + rnd(TLB_MAX_CORES);
+		uint32_t start = rnd(n);
+		uint32_t mix = rnd(4);
+		uint32_t want_min, got_min = 0;
+
+		for (uint32_t i = 0; i < TLB_MAX_CORES; i++)
+			key[i] = i < n ? some_key(rnd(4) == 0 ? rnd(4) : mix) :
+					 TLB_KEY_NONE;
+		int want = ref_argmin(n, start, &want_min);
+		int got = tlb_keys_argmin(key, n, start, round % 2 == 0, &got_min);
+
+		if (got != want || got_min != want_min)
+			fail_msg("%s: %u keys from %u: got %d (min %u), want %d (min %u)",
+				 TLB_ARGMIN_IMPL, n, start, got, got_min, want,
+				 want_min);
+	}
+}
+
+/* One minimum in each position, every start: the find's masks and their
+ * rotation (a bit below start must wait for the wrap). */
+static void
+test_every_position(void **state)
+{
+	static const uint32_t sizes[] = { 1, 7, 16, 17, 33, 64, 65, 130, 256 };
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint32_t n = sizes[s];
+
+		for (uint32_t at = 0; at < n; at++)
+			for (uint32_t start = 0; start < n; start++) {
+				uint32_t min = 0;
+
+				for (uint32_t i = 0; i < TLB_MAX_CORES; i++)
+					key[i] = i < n ? 5 : TLB_KEY_NONE;
+				key[at] = 4;
+				assert_int_equal(tlb_keys_argmin(key, n, start,
+								 start % 2, &min),
+						 (int)at);
+				assert_int_equal(min, 4);
+				/* a tie further on from start */
+				key[(start + n - 1) % n] = 4;
+				int want = (int)at;
+				if (start > at && (start + n - 1) % n >= start)
+					want = (int)((start + n - 1) % n);
+				assert_int_equal(tlb_keys_argmin(key, n, start,
+								 start % 2, &min),
+						 want);
+			}
+	}
+}
+
+static void
+test_none_eligible(void **state)
+{
+	uint32_t min = 0;
+
+	(void)state;
+	for (uint32_t i = 0; i < TLB_MAX_CORES; i++)
+		key[i] = TLB_KEY_NONE;
+	assert_int_equal(tlb_keys_argmin(key, 16, 3, true, &min), -1);
+	assert_true(min == TLB_KEY_NONE);
+	assert_int_equal(tlb_keys_argmin(key, TLB_MAX_CORES, 200, false, &min), -1);
+	key[TLB_MAX_CORES - 1] = TLB_KEY_MAX;
+	assert_int_equal(tlb_keys_argmin(key, TLB_MAX_CORES, 200, false, &min),
+			 TLB_MAX_CORES - 1);
+}
+
+/* Where SIMD is at hand the library uses it: this build must not be the
+ * plain loops in disguise. */
+static void
+test_impl(void **state)
+{
+	(void)state;
+#if defined(TLB_ARGMIN_PORTABLE)
+	assert_string_equal(TLB_ARGMIN_IMPL, "portable");
+#elif defined(__x86_64__)
+	assert_string_equal(TLB_ARGMIN_IMPL, "sse4.1");
+#elif defined(__aarch64__)
+	assert_string_equal(TLB_ARGMIN_IMPL, "neon");
+#endif
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_impl),
+		cmocka_unit_test(test_matches_scan),
+		cmocka_unit_test(test_every_position),
+		cmocka_unit_test(test_none_eligible),
+	};
+
+	return cmocka_run_group_tests_name("argmin (" TLB_ARGMIN_IMPL ")",
+					   tests, NULL, NULL);
+}
