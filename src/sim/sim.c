@@ -713,7 +713,8 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 	s->coreq = calloc(n, sizeof(*s->coreq));
 	s->served = calloc(n, sizeof(*s->served));
 	s->idle = calloc(n, sizeof(*s->idle));
-	s->lv = malloc(sizeof(*s->lv));
+	/* its key arrays are read a cache line at a time */
+	s->lv = aligned_alloc(_Alignof(struct tlb_load_view), sizeof(*s->lv));
 	s->req_cap = 4096;
 	s->req = malloc(sizeof(*s->req) * s->req_cap);
 	if (s->completions.a == NULL || s->coreq == NULL ||
