@@ -59,6 +59,7 @@ struct tlb_policy {
 	struct tlb_policy_params params;
 	uint32_t n_cores;
 	uint32_t cursor;     /* rr position, tie-break rotation */
+	uint8_t near_score;  /* jlq: how often the start was the answer */
 	struct tlb_rng rng;
 	/* jlq: per-class running average of observed service time (ns),
 	 * used as the work estimate when a request carries no hint */

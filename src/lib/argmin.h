@@ -18,6 +18,7 @@
 #ifndef TURBOLB_ARGMIN_H
 #define TURBOLB_ARGMIN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "turbolb/load_view.h"
@@ -124,10 +125,11 @@ tlb_keys_eq64(const uint32_t *key, uint32_t v)
  * key must be one of the view's arrays (TLB_MAX_CORES keys, cache line
  * aligned, TLB_KEY_NONE from n on); start < n <= TLB_MAX_CORES.
  *
- * near (a constant where it is inlined): try the start itself before the
- * masks. For jsq, whose loads are small integers that the rotation keeps
- * level, the start is the answer most of the time; for jlq, whose loads
- * are nanoseconds, it hardly ever is, and the branch would mispredict. */
+ * near: try the start itself before the masks. Where ties are the rule
+ * the start is the answer most of the time, and the branch that says so
+ * lets the pick go on before the masks are made; where they are not, the
+ * branch mispredicts. tlb_argmin() says when (jsq always; jlq when it
+ * has lately paid off). */
 static inline __attribute__((always_inline)) int
 tlb_keys_argmin(const uint32_t *key, uint32_t n, uint32_t start, bool near,
 		uint32_t *min_out)

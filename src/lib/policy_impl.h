@@ -28,6 +28,9 @@ int tlb_policy_random_eligible(struct tlb_policy *p,
 
 enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
 
+#define TLB_NEAR_SCORE_MAX 15
+#define TLB_NEAR_SCORE_ON 8
+
 /* tlb_argmin() for everything but its common case, out of line. */
 int tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 		    enum tlb_metric metric, uint64_t limit, bool *any_eligible);
@@ -60,10 +63,23 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 * always to the lowest index. */
 	p->cursor = start + 1 == n ? 0 : start + 1;
 	/* On the view's dense keys, where a core out of rotation is
-	 * TLB_KEY_NONE: src/lib/argmin.h. */
-	best_i = tlb_keys_argmin(metric == TLB_METRIC_WORK ? lv->key_work :
-							     lv->key_req,
-				 n, start, metric == TLB_METRIC_REQUESTS, &best);
+	 * TLB_KEY_NONE: src/lib/argmin.h. jsq's loads tie as a rule, so
+	 * the start is tried first; jlq's tie when work estimates repeat
+	 * (one class, no hints) or cores are idle, and not when hints vary:
+	 * it tries the start while that has paid off in most recent picks
+	 * (near_score, up one when the start was the answer, down one when
+	 * not, 0..15). */
+	if (metric == TLB_METRIC_REQUESTS) {
+		best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
+	} else {
+		uint8_t s = p->near_score;
+
+		best_i = tlb_keys_argmin(lv->key_work, n, start,
+					 s >= TLB_NEAR_SCORE_ON, &best);
+		s = best_i == (int)start ? s + (s < TLB_NEAR_SCORE_MAX) :
+					   (s > 3 ? s - 3 : 0);
+		p->near_score = s;
+	}
 	*any_eligible = best_i >= 0;
 	/* The bound is on the metric: if the least loaded core is at it,
 	 * every core is. */

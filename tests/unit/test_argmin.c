@@ -63,6 +63,13 @@ some_key(uint32_t kind)
 	}
 }
 
+/* the start tried first, or not */
+static bool
+near_of(unsigned int round)
+{
+	return round % 2 == 0;
+}
+
 static void
 test_matches_scan(void **state)
 {
@@ -77,7 +84,7 @@ test_matches_scan(void **state)
 			key[i] = i < n ? some_key(rnd(4) == 0 ? rnd(4) : mix) :
 					 TLB_KEY_NONE;
 		int want = ref_argmin(n, start, &want_min);
-		int got = tlb_keys_argmin(key, n, start, round % 2 == 0, &got_min);
+		int got = tlb_keys_argmin(key, n, start, near_of(round), &got_min);
 
 		if (got != want || got_min != want_min)
 			fail_msg("%s: %u keys from %u: got %d (min %u), want %d (min %u)",
@@ -105,7 +112,7 @@ test_every_position(void **state)
 					key[i] = i < n ? 5 : TLB_KEY_NONE;
 				key[at] = 4;
 				assert_int_equal(tlb_keys_argmin(key, n, start,
-								 start % 2, &min),
+								 near_of(start), &min),
 						 (int)at);
 				assert_int_equal(min, 4);
 				/* a tie further on from start */
@@ -114,7 +121,7 @@ test_every_position(void **state)
 				if (start > at && (start + n - 1) % n >= start)
 					want = (int)((start + n - 1) % n);
 				assert_int_equal(tlb_keys_argmin(key, n, start,
-								 start % 2, &min),
+								 near_of(start), &min),
 						 want);
 			}
 	}

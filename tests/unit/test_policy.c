@@ -616,6 +616,34 @@ test_argmin_matches_scan(void **state)
 	}
 }
 
+/* jlq with one work estimate for every request ties as jsq does, and
+ * then tries the rotating start first (near_score); with work that varies
+ * it stops. Either way every pick is the scan's. */
+static void
+test_jlq_near_follows_ties(void **state)
+{
+	(void)state;
+	make("jlq", 16, NULL);
+	for (unsigned int step = 0; step < 2000; step++) {
+		int want = ref_pick("jlq", 16, pol.cursor, 0);
+		int got = pick();
+
+		assert_int_equal(got, want);
+		tlb_lv_on_dispatch(&lv, (uint32_t)got, 1000);
+		if (step % 16 == 0)
+			tlb_lv_on_complete(&lv, rnd(16), 1, 1000);
+	}
+	assert_true(pol.near_score >= 8); /* on: ties are the rule */
+	for (unsigned int step = 0; step < 2000; step++) {
+		int want = ref_pick("jlq", 16, pol.cursor, 0);
+		int got = pick();
+
+		assert_int_equal(got, want);
+		tlb_lv_on_dispatch(&lv, (uint32_t)got, 1 + rnd(100000));
+	}
+	assert_true(pol.near_score < 8); /* off: minima are unique */
+}
+
 /* Loads of 2^32 - 2 ns of work and more tie: the core further on from
  * the rotating start is not taken over the one before it. */
 static void
@@ -676,6 +704,7 @@ main(void)
 		cmocka_unit_test(test_jbsq_k1_is_shortest),
 		cmocka_unit_test(test_argmin_matches_scan),
 		cmocka_unit_test(test_jlq_saturated_keys_tie),
+		cmocka_unit_test(test_jlq_near_follows_ties),
 		cmocka_unit_test(test_fewer_cores_than_view),
 	};
 
