@@ -126,13 +126,13 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 	struct tlb_core_load *c = &lv->core[i];
 	uint32_t kr = lv->key_req[i];
 	uint32_t kw = lv->key_work[i];
-	uint64_t w = (uint64_t)kw + work_ns;
 
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
 	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
-	lv->key_work[i] = kw == TLB_KEY_NONE ? TLB_KEY_NONE :
-			  w < TLB_KEY_MAX ? (uint32_t)w : TLB_KEY_MAX;
+	lv->key_work[i] = kw == TLB_KEY_NONE ?
+				  TLB_KEY_NONE :
+				  tlb_lv_key((uint64_t)kw + work_ns, 0);
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A

@@ -10,8 +10,9 @@
  *         movemask per 16 keys), the first set bit at or after the
  *         rotating start, else the first at all.
  *
- * About 30 instructions at 16 cores and 1.3 more per extra core, with no
- * branch that depends on the loads (docs/performance.md). Where neither
+ * A jsq pick at 16 cores is about 30 instructions, and a request costs
+ * 1.9 (jsq) to 3.0 (jlq) more per extra core up to 64, as measured in
+ * docs/performance.md; no branch depends on the loads. Where neither
  * SSE4.1 nor NEON is there, or with TLB_ARGMIN_PORTABLE defined (the unit
  * test builds both), plain C loops compute the same.
  */

@@ -28,8 +28,13 @@ int tlb_policy_random_eligible(struct tlb_policy *p,
 
 enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
 
+/* jlq's near_score: up one when the start was the answer, down
+ * TLB_NEAR_SCORE_MISS when not, within 0..TLB_NEAR_SCORE_MAX; the start
+ * is tried first from TLB_NEAR_SCORE_ON up (so while it was the answer
+ * in more than about three picks of four). */
 #define TLB_NEAR_SCORE_MAX 15
 #define TLB_NEAR_SCORE_ON 8
+#define TLB_NEAR_SCORE_MISS 3
 
 /* tlb_argmin() for everything but its common case, out of line. */
 int tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
@@ -66,9 +71,7 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 * TLB_KEY_NONE: src/lib/argmin.h. jsq's loads tie as a rule, so
 	 * the start is tried first; jlq's tie when work estimates repeat
 	 * (one class, no hints) or cores are idle, and not when hints vary:
-	 * it tries the start while that has paid off in most recent picks
-	 * (near_score, up one when the start was the answer, down one when
-	 * not, 0..15). */
+	 * it tries the start while that has paid off lately (near_score). */
 	if (metric == TLB_METRIC_REQUESTS) {
 		best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
 	} else {
@@ -77,7 +80,8 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 		best_i = tlb_keys_argmin(lv->key_work, n, start,
 					 s >= TLB_NEAR_SCORE_ON, &best);
 		s = best_i == (int)start ? s + (s < TLB_NEAR_SCORE_MAX) :
-					   (s > 3 ? s - 3 : 0);
+					   (s > TLB_NEAR_SCORE_MISS ?
+						    s - TLB_NEAR_SCORE_MISS : 0);
 		p->near_score = s;
 	}
 	*any_eligible = best_i >= 0;

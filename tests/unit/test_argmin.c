@@ -10,17 +10,17 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "turbolb/rng.h"
 #include "argmin.h"
 
 static uint32_t key[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
 
-static uint64_t lcg = 987654321;
+static struct tlb_rng rng;
 
 static uint32_t
 rnd(uint32_t bound)
 {
-	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(lcg >> 33) % bound;
+	return tlb_rng_below(&rng, bound);
 }
 
 /* The first minimum at or after start, rotating through n. */
@@ -161,6 +161,8 @@ test_impl(void **state)
 int
 main(void)
 {
+	tlb_rng_seed(&rng, 987654321);
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_impl),
 		cmocka_unit_test(test_matches_scan),

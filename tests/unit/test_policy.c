@@ -522,13 +522,12 @@ ref_pick(const char *name, uint32_t n, uint32_t start, uint64_t k)
 	return best_i;
 }
 
-static uint64_t lcg = 12345;
+static struct tlb_rng rng; /* seeded in main() */
 
 static uint32_t
 rnd(uint32_t bound)
 {
-	lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(lcg >> 33) % bound;
+	return tlb_rng_below(&rng, bound);
 }
 
 /* Every pick of jsq, jlq and jbsq must be the plain scan's: random
@@ -684,6 +683,8 @@ test_fewer_cores_than_view(void **state)
 int
 main(void)
 {
+	tlb_rng_seed(&rng, 12345);
+
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_parse_spec),
