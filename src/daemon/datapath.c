@@ -26,6 +26,8 @@ RTE_LOG_REGISTER(tlb_logtype_dp, turbolb.dp, INFO);
 #define MAX_BURST 512
 #define CREDIT_BURST 32
 #define PREFETCH_AHEAD 3
+/* every target queue is polled at least every this many iterations */
+#define TLB_DP_TARGET_ROUND 4
 
 volatile bool tlb_force_quit;
 struct tlb_dp *tlb_dps[RTE_MAX_LCORE];
@@ -93,6 +95,13 @@ static inline void
 port_send(struct tlb_dp_port *port, struct rte_mbuf *m)
 {
 	rte_eth_tx_buffer(port->port_id, port->queue, port->txb, m);
+}
+
+static inline void
+prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
+{
+	if (i + PREFETCH_AHEAD < n)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
 }
 
 /* ---- NIC-side FIFO ---- */
@@ -398,6 +407,37 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 	}
 }
 
+/* A burst of responses from host core c's queue. */
+static __rte_noinline void
+from_target_burst(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
+		  uint16_t n)
+{
+	count(dp, TLB_DP_rx_targets, n);
+	for (uint16_t i = 0; i < n; i++) {
+		prefetch_burst(pkts, n, i);
+		from_target(dp, c, pkts[i]);
+	}
+}
+
+/* Receives from host core c's queue and sends on what came; notes
+ * whether anything did (dp->target_busy). */
+static inline unsigned int
+poll_target(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
+	    uint16_t burst)
+{
+	struct tlb_dp_port *t = &dp->target[c];
+	uint64_t bit = 1ull << (c % 64);
+	uint16_t n = rte_eth_rx_burst(t->port_id, t->queue, pkts, burst);
+
+	if (n == 0) {
+		dp->target_busy[c / 64] &= ~bit;
+		return 0;
+	}
+	dp->target_busy[c / 64] |= bit;
+	from_target_burst(dp, c, pkts, n);
+	return n;
+}
+
 /* Credits of all our cores in one transport call: most cores have none
  * new between two polls, and for those the call costs a compare each. */
 static unsigned int
@@ -488,11 +528,23 @@ tlb_dp_flush(struct tlb_dp *dp)
 					dp->default_target.txb);
 }
 
-static inline void
-prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
+/* A burst from the uplink. Not inlined into the poll loop: the request
+ * path gets the registers to itself. */
+static __rte_noinline void
+from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
+		  uint64_t now_ns)
 {
-	if (i + PREFETCH_AHEAD < n)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+	/* The mbufs' first cache lines first (data_off and data_len to find
+	 * the frame, the charge written per request), so that the data
+	 * prefetch below does not wait for them, then the first frames. */
+	for (uint16_t i = 0; i < n; i++)
+		rte_prefetch0(pkts[i]);
+	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (uint16_t i = 0; i < n; i++) {
+		prefetch_burst(pkts, n, i);
+		from_uplink(dp, pkts[i], now_ns);
+	}
 }
 
 uint64_t
@@ -577,45 +629,28 @@ tlb_dp_poll(struct tlb_dp *dp)
 	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
 	if (n != 0) {
 		count(dp, TLB_DP_rx_uplink, n);
-		/* The mbufs' first cache lines first (data_off and
-		 * data_len to find the frame, the charge written per
-		 * request), so that the data prefetch below does not wait
-		 * for them, then the first frames. */
-		for (uint16_t i = 0; i < n; i++)
-			rte_prefetch0(pkts[i]);
-		for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-		for (uint16_t i = 0; i < n; i++) {
-			prefetch_burst(pkts, n, i);
-			from_uplink(dp, pkts[i], now_ns);
-		}
+		from_uplink_burst(dp, pkts, n, now_ns);
 		moved += n;
 	}
 
-	for (uint32_t c = 0; c < dp->n_cores; c++) {
-		struct tlb_dp_port *t = &dp->target[c];
-
-		/* While requests come in, a queue found empty is skipped
-		 * for the next 3 iterations (a compare, not an RX call);
-		 * one with responses is polled every time, and every queue
-		 * is when the uplink was empty. Under load an iteration is a
-		 * few microseconds: that bounds the extra latency of the
-		 * first response after a quiet spell. */
-		if (moved != 0 && dp->target_skip[c] != 0) {
-			dp->target_skip[c]--;
-			continue;
-		}
-		n = rte_eth_rx_burst(t->port_id, t->queue, pkts, burst);
-		if (n == 0) {
-			dp->target_skip[c] = 3;
-			continue;
-		}
-		count(dp, TLB_DP_rx_targets, n);
-		for (uint16_t i = 0; i < n; i++) {
-			prefetch_burst(pkts, n, i);
-			from_target(dp, c, pkts[i]);
-		}
-		moved += n;
+	/* While requests come in, only the target queues that had
+	 * responses last time are polled, and every queue every
+	 * TLB_DP_TARGET_ROUND iterations; every queue is polled when the
+	 * uplink was empty. Under load an iteration is a few microseconds:
+	 * that bounds the extra latency of the first response after a quiet
+	 * spell. */
+	if (moved == 0 || dp->target_round == 0) {
+		dp->target_round = TLB_DP_TARGET_ROUND - 1;
+		for (uint32_t c = 0; c < dp->n_cores; c++)
+			moved += poll_target(dp, c, pkts, burst);
+	} else {
+		dp->target_round--;
+		for (uint32_t w = 0; w < (dp->n_cores + 63) / 64; w++)
+			for (uint64_t b = dp->target_busy[w]; b != 0;
+			     b &= b - 1)
+				moved += poll_target(
+					dp, 64 * w + (uint32_t)__builtin_ctzll(b),
+					pkts, burst);
 	}
 
 	if (dp->has_default_target && dp->index == 0) {

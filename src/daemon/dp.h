@@ -113,9 +113,12 @@ struct tlb_dp {
 	/* Hot per-packet counts, plain adds, moved into stats once per poll
 	 * (stats are relaxed atomics: three instructions an update). */
 	uint64_t pend_steered, pend_messages;
-	/* iterations to skip each target queue: set after it was found
-	 * empty, so idle response queues cost a compare, not an RX call */
-	uint8_t target_skip[TLB_MAX_CORES];
+	/* Target queues that had something when last polled, a bit each:
+	 * while requests come in only these are polled, and all of them
+	 * every TLB_DP_TARGET_ROUND iterations (target_round counts down),
+	 * so idle response queues cost nothing, not an RX call each */
+	uint64_t target_busy[TLB_MAX_CORES / 64];
+	uint8_t target_round;
 	uint64_t flush_tsc;       /* TX flush period in TSC cycles */
 	uint64_t stale_timeout_ns;
 
