@@ -171,22 +171,23 @@ tlb_parse_response_fast(const void *buf, size_t len,
 static inline void
 tlb_csum_patch_be32(uint8_t *w, uint8_t *ck, uint32_t v, bool zero_is_none)
 {
-	uint32_t be = htobe32(v), o;
+	uint32_t be = htobe32(v), o, sum;
 	uint16_t c;
-	uint64_t sum;
 
 	memcpy(&o, w, sizeof(o));
 	memcpy(w, &be, sizeof(be));
 	memcpy(&c, ck, sizeof(c));
 	if (c == 0 && zero_is_none)
 		return;
-	/* Over the 32-bit word at once: folded, a sum of 32-bit words is
-	 * the sum of their 16-bit halves (RFC 1071 2.C). < 2^34, so three
-	 * folds. */
-	sum = (uint64_t)(uint16_t)~c + (uint32_t)~o + be;
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
+	/* ~HC + ~m + m' in 32-bit ones' complement arithmetic (each carry
+	 * out added back in), then folded: the sum of a 32-bit word is the
+	 * sum of its 16-bit halves (RFC 1071 2.C). */
+	sum = ~o + be;
+	sum += sum < be;
+	sum += (uint16_t)~c;
+	sum += sum < (uint16_t)~c;
+	sum = (sum & 0xffff) + (sum >> 16); /* <= 0x1fffe */
+	sum += sum >> 16;                   /* the low 16 bits */
 	c = (uint16_t)~sum;
 	if (c == 0)
 		c = 0xffff; /* 0 would mean "no checksum" (either byte order) */
