@@ -124,15 +124,17 @@ static inline void
 tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 {
 	struct tlb_core_load *c = &lv->core[i];
-	uint32_t kr = lv->key_req[i];
-	uint32_t kw = lv->key_work[i];
+	uint32_t kr = lv->key_req[i], kw = lv->key_work[i];
+	uint64_t sum = (uint64_t)kw + work_ns;
 
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
 	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
-	lv->key_work[i] = kw == TLB_KEY_NONE ?
-				  TLB_KEY_NONE :
-				  tlb_lv_key((uint64_t)kw + work_ns, 0);
+	/* TLB_KEY_NONE plus anything saturates, and the | makes it
+	 * TLB_KEY_NONE again */
+	lv->key_work[i] = sum < TLB_KEY_MAX ?
+				  (uint32_t)sum :
+				  TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE);
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A
