@@ -71,6 +71,17 @@ tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
 		       tot_len - (20 + 8 + TLB_RPC_HDR_LEN);
 }
 
+/* tlb_is_rpc_port(), the first port (the usual daemon's only one)
+ * compared first. */
+static inline __attribute__((always_inline)) bool
+tlb_fast_our_port(const struct tlb_parse_opts *opts, uint16_t port)
+{
+	if (__builtin_expect(opts->n_udp_ports != 0 &&
+				     port == opts->udp_ports[0], 1))
+		return true;
+	return tlb_is_rpc_port(opts, port);
+}
+
 /* Magic, version and type: the header's first word. */
 #define TLB_FAST_HEAD(type)                                                    \
 	((uint32_t)TLB_RPC_MAGIC << 16 | TLB_RPC_VERSION << 8 | (type))
@@ -93,12 +104,12 @@ tlb_fast_rpc(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	dport = tlb_fast_rd16(b + TLB_FAST_UDP_OFF + 2);
 	head = tlb_fast_rd32(r + TLB_RPC_OFF_MAGIC);
 	if (response) {
-		if (!tlb_is_rpc_port(opts, sport) ||
-		    tlb_is_rpc_port(opts, dport) ||
+		if (!tlb_fast_our_port(opts, sport) ||
+		    tlb_fast_our_port(opts, dport) ||
 		    (head != TLB_FAST_HEAD(TLB_MSG_RESPONSE) &&
 		     head != TLB_FAST_HEAD(TLB_MSG_ERROR)))
 			return NULL;
-	} else if (!tlb_is_rpc_port(opts, dport) ||
+	} else if (!tlb_fast_our_port(opts, dport) ||
 		   head != TLB_FAST_HEAD(TLB_MSG_REQUEST)) {
 		return NULL;
 	}

@@ -91,10 +91,22 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
 	  char *err, size_t errlen);
 
+static __rte_noinline void
+port_flush(struct tlb_dp_port *port)
+{
+	rte_eth_tx_buffer_flush(port->port_id, port->queue, port->txb);
+}
+
+/* rte_eth_tx_buffer(), with the flush out of line: the port and queue
+ * are then read only when a burst goes out, not for every packet. */
 static inline void
 port_send(struct tlb_dp_port *port, struct rte_mbuf *m)
 {
-	rte_eth_tx_buffer(port->port_id, port->queue, port->txb, m);
+	struct rte_eth_dev_tx_buffer *b = port->txb;
+
+	b->pkts[b->length++] = m;
+	if (unlikely(b->length >= b->size))
+		port_flush(port);
 }
 
 static inline void
@@ -145,20 +157,27 @@ kick(struct tlb_dp *dp, uint32_t i, uint64_t now_ns, enum tlb_dp_counter c)
 
 enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
 
-/* A new message to the policy's choice, unless the FIFO already holds
- * older requests (arrival order is kept) or the policy says hold. The
+/* A new message to the policy's choice, unless older requests wait in
+ * the FIFO (fifo_waits: arrival order is kept) or the policy says hold. The
  * work charged is stamped into the frame: through p, or at the fixed
  * offsets of the fast layout when p is NULL (constant in both callers).
  * On STEER_SENT, *core says where it went. */
 static __rte_always_inline enum steer_result
 steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	  const struct tlb_request_info *req, const struct tlb_parsed *p,
-	  bool from_fifo, uint64_t now_ns, int *core_out)
+	  bool from_fifo, bool fifo_waits, uint64_t now_ns, int *core_out)
 {
 	int core;
 
-	if (!from_fifo && unlikely(!fifo_empty(&dp->fifo)))
+	if (unlikely(fifo_waits))
 		return STEER_HOLD;
+
+	/* before the pick, which changes nothing it reads, so that it is
+	 * at hand after the call */
+	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
+
+	if (work == UINT32_MAX)
+		work--; /* the charge field stores work + 1 */
 	core = tlb_policy_pick(&dp->policy, dp->lv, req);
 	if (core == TLB_PICK_HOLD)
 		return STEER_HOLD;
@@ -167,11 +186,6 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return STEER_DROPPED;
 	}
-
-	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
-
-	if (work == UINT32_MAX)
-		work--; /* the charge field stores work + 1 */
 	if (p == NULL)
 		tlb_rpc_stamp_fast(rte_pktmbuf_mtod(m, void *), work);
 	else
@@ -220,7 +234,8 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		.svc_class = p->hdr.svc_class,
 	};
 
-	r = steer_new(dp, m, &req, p, from_fifo, now_ns, &core);
+	r = steer_new(dp, m, &req, p, from_fifo,
+		      !from_fifo && !fifo_empty(&dp->fifo), now_ns, &core);
 	if (r == STEER_SENT && multi)
 		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
 			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
@@ -233,13 +248,13 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
  * that hashes the flow; parse it in full and steer(). */
 static __rte_always_inline bool
 steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
-	   uint64_t now_ns, enum steer_result *r)
+	   bool fifo_waits, bool flow_key, uint64_t now_ns,
+	   enum steer_result *r)
 {
 	struct tlb_req_fast rq;
 	int core;
 
-	if (unlikely(m->nb_segs != 1) ||
-	    unlikely(dp->flow_key) ||
+	if (unlikely(m->nb_segs != 1) || unlikely(flow_key) ||
 	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rq))
@@ -250,7 +265,8 @@ steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
 		.svc_class = rq.svc_class,
 	};
 
-	*r = steer_new(dp, m, &req, NULL, from_fifo, now_ns, &core);
+	*r = steer_new(dp, m, &req, NULL, from_fifo, fifo_waits, now_ns,
+		       &core);
 	return true;
 }
 
@@ -287,23 +303,30 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 	return true;
 }
 
-static void
-from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
+/* flow_key: dp->flow_key; fifo_waits: the FIFO is not empty; both kept
+ * by the caller for a burst. Returns true if m went to the FIFO (or was
+ * dropped there). */
+static __rte_always_inline bool
+from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key,
+	    bool fifo_waits, uint64_t now_ns)
 {
 	struct tlb_parsed p;
 	enum steer_result r;
 
-	if (steer_fast(dp, m, false, now_ns, &r)) {
-		if (r == STEER_HOLD)
-			hold(dp, m);
-		return;
+	if (steer_fast(dp, m, false, fifo_waits, flow_key, now_ns, &r)) {
+		if (r != STEER_HOLD)
+			return false;
+		hold(dp, m);
+		return true;
 	}
 	if (!parse_mbuf(dp, m, &p))
-		return;
+		return false;
 	switch (p.cls) {
 	case TLB_FRAME_REQUEST:
-		if (steer(dp, m, &p, false, now_ns) == STEER_HOLD)
+		if (steer(dp, m, &p, false, now_ns) == STEER_HOLD) {
 			hold(dp, m);
+			return true;
+		}
 		break;
 	case TLB_FRAME_PASS:
 		if (dp->has_default_target) {
@@ -319,6 +342,7 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, uint64_t now_ns)
 		rte_pktmbuf_free(m);
 		break;
 	}
+	return false;
 }
 
 /* Releases held requests, oldest first, while the policy admits them. */
@@ -335,7 +359,8 @@ drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
 
 		/* It parsed when it came in, the fast way or the general
 		 * one; the frame is unchanged. */
-		if (!steer_fast(dp, m, true, now_ns, &r)) {
+		if (!steer_fast(dp, m, true, false, dp->flow_key, now_ns,
+				&r)) {
 			tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
 					rte_pktmbuf_data_len(m),
 					&dp->parse_opts, &p);
@@ -541,9 +566,22 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	for (uint16_t i = 0; i < n; i++) {
-		prefetch_burst(pkts, n, i);
-		from_uplink(dp, pkts[i], now_ns);
+	/* Whether older requests wait in the FIFO is read again only
+	 * after a request went there (or was dropped at its door). */
+	bool waits = !fifo_empty(&dp->fifo);
+
+	if (likely(!dp->flow_key)) {
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_burst(pkts, n, i);
+			if (from_uplink(dp, pkts[i], false, waits, now_ns))
+				waits = !fifo_empty(&dp->fifo);
+		}
+	} else {
+		for (uint16_t i = 0; i < n; i++) {
+			prefetch_burst(pkts, n, i);
+			if (from_uplink(dp, pkts[i], true, waits, now_ns))
+				waits = !fifo_empty(&dp->fifo);
+		}
 	}
 }
 

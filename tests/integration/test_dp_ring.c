@@ -741,7 +741,7 @@ test_policy_switch_at_loop_boundary(void **state)
 	struct out_pkt out[64];
 	struct tlb_dp_update u;
 	char err[256];
-	uint64_t ids[6];
+	uint64_t ids[8];
 
 	(void)state;
 	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
@@ -751,7 +751,11 @@ test_policy_switch_at_loop_boundary(void **state)
 	assert_int_equal(dp.fifo.tail - dp.fifo.head, 2);
 
 	/* Switch to jsq with a bigger FIFO: the held requests move to the
-	 * new storage in order and, jsq never holding, leave at once. */
+	 * new storage in order and, jsq never holding, leave at once. Two
+	 * new requests come in the same poll: they queue behind the held
+	 * ones (arrival order), jsq or not. */
+	ids[6] = send_request(38000, 0);
+	ids[7] = send_request(38000, 0);
 	memset(&u, 0, sizeof(u));
 	assert_int_equal(tlb_policy_init(&u.policy, "jsq", &cfg.policy.params,
 					 N_CORES, err, sizeof(err)), 0);
@@ -767,18 +771,18 @@ test_policy_switch_at_loop_boundary(void **state)
 	assert_non_null(u.old_fifo_slot);
 	rte_free(u.old_fifo_slot);
 	assert_int_equal(dp.fifo.tail - dp.fifo.head, 0);
-	assert_int_equal(counter(TLB_DP_released), 2);
-	/* Released oldest first: ids[4] to one core, ids[5] to another. */
+	assert_int_equal(counter(TLB_DP_held), 4);
+	assert_int_equal(counter(TLB_DP_released), 4);
+	/* Released oldest first, one to each core (jsq, all at one). */
 	unsigned int seen = 0;
 	for (int c = 0; c < N_CORES; c++) {
 		unsigned int n = collect(tgt[c].tx[0], out, 64);
 
 		for (unsigned int i = 0; i < n; i++)
-			if (out[i].p.hdr.req_id == ids[4] ||
-			    out[i].p.hdr.req_id == ids[5])
+			if (out[i].p.hdr.req_id >= ids[4])
 				seen++;
 	}
-	assert_int_equal(seen, 2);
+	assert_int_equal(seen, 4);
 	assert_int_equal(dp.fifo.limit, 64);
 }
 
