@@ -71,15 +71,21 @@ tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
 		       tot_len - (20 + 8 + TLB_RPC_HDR_LEN);
 }
 
+static __attribute__((noinline, unused)) bool
+tlb_fast_our_port_slow(const struct tlb_parse_opts *opts, uint16_t port)
+{
+	return tlb_is_rpc_port(opts, port);
+}
+
 /* tlb_is_rpc_port(), the first port (the usual daemon's only one)
- * compared first. */
+ * compared first, the rest out of line. */
 static inline __attribute__((always_inline)) bool
 tlb_fast_our_port(const struct tlb_parse_opts *opts, uint16_t port)
 {
-	if (__builtin_expect(opts->n_udp_ports != 0 &&
-				     port == opts->udp_ports[0], 1))
+	if (__builtin_expect(port == opts->udp_ports[0] &&
+				     opts->n_udp_ports != 0, 1))
 		return true;
-	return tlb_is_rpc_port(opts, port);
+	return tlb_fast_our_port_slow(opts, port);
 }
 
 /* Magic, version and type: the header's first word. */
@@ -105,7 +111,7 @@ tlb_fast_rpc(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	head = tlb_fast_rd32(r + TLB_RPC_OFF_MAGIC);
 	if (response) {
 		if (!tlb_fast_our_port(opts, sport) ||
-		    tlb_fast_our_port(opts, dport) ||
+		    tlb_is_rpc_port(opts, dport) ||
 		    (head != TLB_FAST_HEAD(TLB_MSG_RESPONSE) &&
 		     head != TLB_FAST_HEAD(TLB_MSG_ERROR)))
 			return NULL;
