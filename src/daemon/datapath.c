@@ -179,9 +179,9 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	if (work == UINT32_MAX)
 		work--; /* the charge field stores work + 1 */
 	core = tlb_policy_pick(&dp->policy, dp->lv, req);
-	if (core == TLB_PICK_HOLD)
-		return STEER_HOLD;
-	if (unlikely(core < 0)) {
+	if (unlikely(core < 0)) { /* one test for both */
+		if (core == TLB_PICK_HOLD)
+			return STEER_HOLD;
 		count(dp, TLB_DP_drop_no_core, 1);
 		rte_pktmbuf_free(m);
 		return STEER_DROPPED;
@@ -195,7 +195,6 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
 		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
 	dp->pend_messages++;
-	dp->pend_steered++;
 	if (from_fifo)
 		count(dp, TLB_DP_released, 1);
 	port_send(&dp->target[core], m);
@@ -220,8 +219,7 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		if (core >= 0 && (uint32_t)core < dp->n_cores &&
 		    tlb_lv_eligible(dp->lv, (uint32_t)core)) {
 			*charge_of(m) = 0;
-			count(dp, TLB_DP_affinity_hits, 1);
-			dp->pend_steered++;
+			dp->pend_affinity++;
 			port_send(&dp->target[core], m);
 			return STEER_SENT;
 		}
@@ -571,11 +569,19 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	bool waits = !fifo_empty(&dp->fifo);
 
 	if (likely(!dp->flow_key)) {
-		for (uint16_t i = 0; i < n; i++) {
-			prefetch_burst(pkts, n, i);
+		uint16_t i = 0;
+
+		/* the loop split where the prefetches end, so that the
+		 * requests before that do not test for it */
+		for (; i + PREFETCH_AHEAD < n; i++) {
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD],
+						       void *));
 			if (from_uplink(dp, pkts[i], false, waits, now_ns))
 				waits = !fifo_empty(&dp->fifo);
 		}
+		for (; i < n; i++)
+			if (from_uplink(dp, pkts[i], false, waits, now_ns))
+				waits = !fifo_empty(&dp->fifo);
 	} else {
 		for (uint16_t i = 0; i < n; i++) {
 			prefetch_burst(pkts, n, i);
@@ -716,10 +722,12 @@ tlb_dp_poll(struct tlb_dp *dp)
 		housekeeping(dp, now_ns);
 		dp->last_housekeeping_tsc = now;
 	}
-	if (dp->pend_steered != 0) {
-		count(dp, TLB_DP_steered, dp->pend_steered);
+	if (dp->pend_messages + dp->pend_affinity != 0) {
+		count(dp, TLB_DP_steered,
+		      dp->pend_messages + dp->pend_affinity);
 		count(dp, TLB_DP_messages, dp->pend_messages);
-		dp->pend_steered = dp->pend_messages = 0;
+		count(dp, TLB_DP_affinity_hits, dp->pend_affinity);
+		dp->pend_messages = dp->pend_affinity = 0;
 	}
 	tlb_counter_add(&dp->stats.loops, 1);
 	if (moved != 0)
