@@ -41,15 +41,29 @@ const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS] = {
 
 /* Per mbuf: the work this dispatcher charged for it plus one (0: none), so
  * a request dropped after it was charged can be uncharged. It lives in
- * hash.usr, DPDK's "user defined tag" in the mbuf's first cache line: the
- * request path reads that line anyway, and an mbuf from the uplink needs
- * its RX hash no more once it is being steered. (A dynfield would sit in
- * the second line, one more line written per request: -3-4% in rate,
- * docs/performance.md.) Every path that sends to a host core sets it. */
-static inline uint32_t *
-charge_of(struct rte_mbuf *m)
+ * the 8 bytes of m->hash (DPDK's RX hash, or "user defined tag"), in the
+ * mbuf's first cache line: the request path reads that line anyway, and
+ * an mbuf from the uplink needs its RX hash no more once it is being
+ * steered. (A dynfield would sit in the second line, one more line
+ * written per request: -3-4% in rate, docs/performance.md.) 64 bits, so
+ * that work + 1 never wraps. Every path that sends to a host core sets
+ * it. */
+_Static_assert(sizeof(((struct rte_mbuf *)0)->hash) == sizeof(uint64_t),
+	       "the charge fills the mbuf's hash");
+
+static inline void
+set_charge(struct rte_mbuf *m, uint64_t charge)
 {
-	return &m->hash.usr;
+	memcpy(&m->hash, &charge, sizeof(charge));
+}
+
+static inline uint64_t
+charge_of(const struct rte_mbuf *m)
+{
+	uint64_t charge;
+
+	memcpy(&charge, &m->hash, sizeof(charge));
+	return charge;
 }
 
 static inline void
@@ -76,7 +90,7 @@ tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
 	struct tlb_dp *dp = port->dp;
 
 	for (uint16_t i = 0; i < unsent; i++) {
-		uint32_t charged = *charge_of(pkts[i]);
+		uint64_t charged = charge_of(pkts[i]);
 
 		if (port->core >= 0 && charged != 0)
 			tlb_lv_on_unsent(dp->lv, (uint32_t)port->core, 1,
@@ -176,8 +190,6 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	 * at hand after the call */
 	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
 
-	if (work == UINT32_MAX)
-		work--; /* the charge field stores work + 1 */
 	core = tlb_policy_pick(&dp->policy, dp->lv, req);
 	if (unlikely(core < 0)) { /* one test for both */
 		if (core == TLB_PICK_HOLD)
@@ -191,7 +203,7 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	else
 		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
 	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
-	*charge_of(m) = work + 1;
+	set_charge(m, (uint64_t)work + 1);
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
 		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
 	dp->pend_messages++;
@@ -218,7 +230,7 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		core = tlb_aff_lookup(dp->aff, &akey, now_ns);
 		if (core >= 0 && (uint32_t)core < dp->n_cores &&
 		    tlb_lv_eligible(dp->lv, (uint32_t)core)) {
-			*charge_of(m) = 0;
+			set_charge(m, 0);
 			dp->pend_affinity++;
 			port_send(&dp->target[core], m);
 			return STEER_SENT;
@@ -243,7 +255,10 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 /* Nearly every request: a single packet in the plain layout, checked at
  * fixed offsets with no struct tlb_parsed filled in
  * (include/turbolb/proto_fast.h). False: not such a frame, or a policy
- * that hashes the flow; parse it in full and steer(). */
+ * that hashes the flow; parse it in full and steer(). The fast parser
+ * reads only the first segment: the IP datagram must fit in it (tot_len
+ * against data_len), and what further segments hold is sent on as it is,
+ * like the trailing bytes the full parser accepts after linearizing. */
 static __rte_always_inline bool
 steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
 	   bool fifo_waits, bool flow_key, uint64_t now_ns,
@@ -252,7 +267,7 @@ steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
 	struct tlb_req_fast rq;
 	int core;
 
-	if (unlikely(m->nb_segs != 1) || unlikely(flow_key) ||
+	if (unlikely(flow_key) ||
 	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rq))
@@ -403,9 +418,9 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 	struct tlb_parsed p;
 
 	/* Single-packet responses in the plain layout, as on the request
-	 * path; anything else is parsed in full. */
-	if (likely(m->nb_segs == 1) &&
-	    tlb_parse_response_fast(rte_pktmbuf_mtod(m, const void *),
+	 * path (the first segment, see steer_fast()); anything else is
+	 * parsed in full. */
+	if (tlb_parse_response_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rs)) {
 		on_response(dp, core, m, true, rs.work_ns, rs.service_ns,

@@ -310,6 +310,22 @@ test_work_stamped_checksum_valid(void **state)
 	respond((unsigned int)core, &out[0]);
 	pump();
 	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core), 0);
+
+	/* The largest hint is charged and stamped whole, and paid back. */
+	send_request(31000, UINT32_MAX);
+	pump();
+	n = 0;
+	for (int c = 0; c < N_CORES && n == 0; c++) {
+		n = collect(tgt[c].tx[0], out, 4);
+		core = c;
+	}
+	assert_int_equal(n, 1);
+	assert_int_equal(out[0].p.hdr.work_ns, UINT32_MAX);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core),
+			 UINT32_MAX);
+	respond((unsigned int)core, &out[0]);
+	pump();
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core), 0);
 }
 
 /* Requests and responses the fast path refuses (VLAN-tagged, IPv6) take
@@ -372,6 +388,61 @@ test_other_layouts_general_path(void **state)
 	assert_int_equal(counter(TLB_DP_steered), steered);
 	assert_int_equal(counter(TLB_DP_responses), steered);
 	assert_int_equal(counter(TLB_DP_completions_inband), steered);
+}
+
+/* A request in two segments reaches a core stamped and whole: when the
+ * first segment holds the IP datagram (the second: trailing bytes), by
+ * the fast path, the second segment sent along untouched; when the
+ * datagram spans both, linearized and parsed in full. */
+static void
+test_multi_segment_frames(void **state)
+{
+	static const uint8_t junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct tlb_frame_addrs a = client(33000);
+	struct tlb_rpc_hdr h = request_hdr(next_id, 700);
+	uint8_t f[256], expect[256], got[256];
+	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
+	struct rte_mbuf *m, *tail;
+	unsigned int seen = 0;
+
+	(void)state;
+	assert_true(len > 60);
+	h.work_ns = 700;
+	assert_int_equal(tlb_build_frame(expect, sizeof(expect), &a, &h,
+					 "abcd", 4), len);
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	/* the datagram in the first segment, 8 bytes after it */
+	m = mbuf_of(test_pool, f, len);
+	assert_int_equal(rte_pktmbuf_chain(m, mbuf_of(test_pool, junk,
+						      sizeof(junk))), 0);
+	assert_int_equal(rte_ring_enqueue(up.rx[0], m), 0);
+	/* the datagram across both */
+	m = mbuf_of(test_pool, f, 50);
+	assert_int_equal(rte_pktmbuf_chain(m, mbuf_of(test_pool, f + 50,
+						      len - 50)), 0);
+	assert_int_equal(rte_ring_enqueue(up.rx[0], m), 0);
+	pump();
+	for (int c = 0; c < N_CORES; c++) {
+		while (rte_ring_dequeue(tgt[c].tx[0], (void **)&m) == 0) {
+			bool trailing = m->nb_segs == 2;
+
+			assert_int_equal(rte_pktmbuf_pkt_len(m),
+					 len + (trailing ? sizeof(junk) : 0));
+			assert_int_equal(rte_pktmbuf_data_len(m), len);
+			memcpy(got, rte_pktmbuf_mtod(m, void *), len);
+			assert_memory_equal(got, expect, len);
+			if (trailing) {
+				tail = m->next;
+				assert_memory_equal(rte_pktmbuf_mtod(tail, void *),
+						    junk, sizeof(junk));
+			}
+			seen |= trailing ? 1u : 2u;
+			rte_pktmbuf_free(m);
+		}
+	}
+	assert_int_equal(seen, 3);
+	assert_int_equal(counter(TLB_DP_steered), 2);
+	assert_int_equal(counter(TLB_DP_drop_multi_segment), 0);
 }
 
 static void
@@ -846,6 +917,8 @@ main(void)
 		cmocka_unit_test_teardown(test_work_stamped_checksum_valid,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_other_layouts_general_path,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_multi_segment_frames,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_jbsq_holds_and_releases_in_order,
 					  teardown_dp),
