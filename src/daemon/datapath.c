@@ -316,29 +316,30 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 	return true;
 }
 
-/* flow_key: dp->flow_key; fifo_waits: the FIFO is not empty; both kept
- * by the caller for a burst. Returns true if m went to the FIFO (or was
- * dropped there). */
-static __rte_always_inline bool
+/* flow_key: dp->flow_key; *fifo_waits: the FIFO is not empty; both kept
+ * by the caller for a burst, and *fifo_waits read again here when m went
+ * to the FIFO (or was dropped at its door). */
+static __rte_always_inline void
 from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key,
-	    bool fifo_waits, uint64_t now_ns)
+	    bool *fifo_waits, uint64_t now_ns)
 {
 	struct tlb_parsed p;
 	enum steer_result r;
 
-	if (steer_fast(dp, m, false, fifo_waits, flow_key, now_ns, &r)) {
-		if (r != STEER_HOLD)
-			return false;
-		hold(dp, m);
-		return true;
+	if (steer_fast(dp, m, false, *fifo_waits, flow_key, now_ns, &r)) {
+		if (r == STEER_HOLD) {
+			hold(dp, m);
+			*fifo_waits = !fifo_empty(&dp->fifo);
+		}
+		return;
 	}
 	if (!parse_mbuf(dp, m, &p))
-		return false;
+		return;
 	switch (p.cls) {
 	case TLB_FRAME_REQUEST:
 		if (steer(dp, m, &p, false, now_ns) == STEER_HOLD) {
 			hold(dp, m);
-			return true;
+			*fifo_waits = !fifo_empty(&dp->fifo);
 		}
 		break;
 	case TLB_FRAME_PASS:
@@ -355,7 +356,6 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key,
 		rte_pktmbuf_free(m);
 		break;
 	}
-	return false;
 }
 
 /* Releases held requests, oldest first, while the policy admits them. */
@@ -566,6 +566,24 @@ tlb_dp_flush(struct tlb_dp *dp)
 					dp->default_target.txb);
 }
 
+/* The requests of a burst, the prefetches PREFETCH_AHEAD frames ahead,
+ * the loop split where they end so that the requests before do not test
+ * for it. flow_key is a constant in each of the two callers. */
+static __rte_always_inline void
+uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
+	    bool flow_key, uint64_t now_ns)
+{
+	bool waits = !fifo_empty(&dp->fifo);
+	uint16_t i = 0;
+
+	for (; i + PREFETCH_AHEAD < n; i++) {
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		from_uplink(dp, pkts[i], flow_key, &waits, now_ns);
+	}
+	for (; i < n; i++)
+		from_uplink(dp, pkts[i], flow_key, &waits, now_ns);
+}
+
 /* A burst from the uplink. Not inlined into the poll loop: the request
  * path gets the registers to itself. */
 static __rte_noinline void
@@ -579,31 +597,10 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
-	/* Whether older requests wait in the FIFO is read again only
-	 * after a request went there (or was dropped at its door). */
-	bool waits = !fifo_empty(&dp->fifo);
-
-	if (likely(!dp->flow_key)) {
-		uint16_t i = 0;
-
-		/* the loop split where the prefetches end, so that the
-		 * requests before that do not test for it */
-		for (; i + PREFETCH_AHEAD < n; i++) {
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD],
-						       void *));
-			if (from_uplink(dp, pkts[i], false, waits, now_ns))
-				waits = !fifo_empty(&dp->fifo);
-		}
-		for (; i < n; i++)
-			if (from_uplink(dp, pkts[i], false, waits, now_ns))
-				waits = !fifo_empty(&dp->fifo);
-	} else {
-		for (uint16_t i = 0; i < n; i++) {
-			prefetch_burst(pkts, n, i);
-			if (from_uplink(dp, pkts[i], true, waits, now_ns))
-				waits = !fifo_empty(&dp->fifo);
-		}
-	}
+	if (likely(!dp->flow_key))
+		uplink_loop(dp, pkts, n, false, now_ns);
+	else
+		uplink_loop(dp, pkts, n, true, now_ns);
 }
 
 uint64_t

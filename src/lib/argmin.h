@@ -11,7 +11,7 @@
  *         rotating start, else the first at all.
  *
  * A jsq pick at 16 cores is about 30 instructions, and a request costs
- * 1.9 (jsq) to 3.0 (jlq) more per extra core up to 64, as measured in
+ * 1.5 (jsq) to 2.6 (jlq) more per extra core up to 64, as measured in
  * docs/performance.md; no branch depends on the loads. Where neither
  * SSE4.1 nor NEON is there, or with TLB_ARGMIN_PORTABLE defined (the unit
  * test builds both), plain C loops compute the same.
