@@ -45,6 +45,11 @@ struct tlb_core_load {
 
 struct tlb_load_view {
 	uint32_t n_cores;
+	/* Bumped by every write of a dense key (tlb_lv_refresh(),
+	 * tlb_lv_on_dispatch()): a policy that keeps the keys in an order
+	 * of its own (jlq) sees from it whether anything but its own
+	 * dispatch changed them. */
+	uint64_t key_gen;
 	/* Dense copies of what the policies scan, kept by the writer with
 	 * every change: outstanding requests and work of each core (see
 	 * TLB_KEY_NONE). 32 bits each, 16 to a cache line, so that the
@@ -112,6 +117,7 @@ tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 	const struct tlb_core_load *c = &lv->core[i];
 	uint32_t mask = (uint32_t)(c->online && !c->stale) - 1;
 
+	lv->key_gen++;
 	lv->key_req[i] = tlb_lv_key(c->sent - c->completed, mask);
 	lv->key_work[i] = tlb_lv_key(c->sent_work_ns - c->completed_work_ns,
 				     mask);
@@ -129,6 +135,7 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
+	lv->key_gen++;
 	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
 	/* TLB_KEY_NONE plus anything saturates, and the | makes it
 	 * TLB_KEY_NONE again. tlb_lv_key(sum, 0u - (kw == TLB_KEY_NONE))

@@ -53,6 +53,26 @@ struct tlb_policy_ops {
 		    const struct tlb_request_info *req);
 };
 
+/* jlq up to TLB_ORDER_CORES cores: the cores in order of outstanding
+ * work, kept from one pick to the next (src/lib/order.h). key[j] is the
+ * load view's work key of core id[j], ascending; lanes from n_cores on
+ * hold the view's TLB_KEY_NONE slots. A pick takes id[0] and puts it
+ * back behind every core whose key is at most the one its dispatch will
+ * give it; the next pick trusts that order only if the view's key_gen
+ * moved by exactly that dispatch and the key is what was foreseen,
+ * otherwise the order is sorted again from the view (stably). */
+#define TLB_ORDER_CORES 16u
+
+struct tlb_order {
+	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
+	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
+	const struct tlb_load_view *lv; /* the view it was sorted from */
+	uint64_t gen;      /* lv->key_gen expected at the next pick */
+	uint32_t last;     /* the core of the foreseen dispatch */
+	uint32_t last_key; /* and its work key after it */
+	bool pending;      /* a dispatch is foreseen (last, last_key, gen) */
+};
+
 /* A policy instance. Owned by one dispatcher; not thread-safe. */
 struct tlb_policy {
 	const struct tlb_policy_ops *ops;
@@ -71,6 +91,8 @@ struct tlb_policy {
 	/* rss: Toeplitz hash of rss_key by table, one entry per input nibble
 	 * position and value (36 input bytes), instead of 8 steps per byte */
 	uint32_t rss_tab[72][16];
+	/* jlq, up to TLB_ORDER_CORES cores */
+	struct tlb_order order;
 };
 
 /* Table of policies; NULL-terminated. */

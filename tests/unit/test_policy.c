@@ -522,6 +522,61 @@ ref_pick(const char *name, uint32_t n, uint32_t start, uint64_t k)
 	return best_i;
 }
 
+/* What jlq must pick up to TLB_ORDER_CORES cores, by brute force: the
+ * cores in a list, at first in rotation from the cursor; before a pick
+ * the list is sorted stably by each core's own outstanding work
+ * (ineligible cores last), the pick is its head, and a picked core goes
+ * to the end of the list before the next sort. */
+struct jlq_model {
+	bool fresh;
+	int last; /* the last pick, -1 for none */
+	uint32_t id[TLB_ORDER_CORES];
+};
+
+static uint64_t
+model_key(uint32_t i, uint32_t n)
+{
+	uint64_t v;
+
+	if (i >= n || !tlb_lv_eligible(&lv, i))
+		return UINT64_MAX;
+	v = tlb_lv_outstanding_work(&lv, i);
+	return v > TLB_KEY_MAX ? TLB_KEY_MAX : v;
+}
+
+static int
+model_pick(struct jlq_model *m, uint32_t n, uint32_t cursor)
+{
+	uint32_t j;
+
+	if (m->fresh) {
+		for (j = 0; j < TLB_ORDER_CORES; j++)
+			m->id[j] = j < n ? (cursor + j) % n : j;
+		m->fresh = false;
+	} else if (m->last >= 0) {
+		for (j = 0; m->id[j] != (uint32_t)m->last; j++)
+			;
+		for (; j + 1 < TLB_ORDER_CORES; j++)
+			m->id[j] = m->id[j + 1];
+		m->id[TLB_ORDER_CORES - 1] = (uint32_t)m->last;
+	}
+	/* a plain stable sort: bubble, swapping only on a larger key */
+	for (uint32_t pass = 0; pass < TLB_ORDER_CORES; pass++)
+		for (j = 0; j + 1 < TLB_ORDER_CORES; j++)
+			if (model_key(m->id[j], n) > model_key(m->id[j + 1], n)) {
+				uint32_t t = m->id[j];
+
+				m->id[j] = m->id[j + 1];
+				m->id[j + 1] = t;
+			}
+	if (model_key(m->id[0], n) == UINT64_MAX) {
+		m->last = -1;
+		return TLB_PICK_NONE;
+	}
+	m->last = (int)m->id[0];
+	return m->last;
+}
+
 static struct tlb_rng rng; /* seeded in main() */
 
 static uint32_t
@@ -530,10 +585,13 @@ rnd(uint32_t bound)
 	return tlb_rng_below(&rng, bound);
 }
 
-/* Every pick of jsq, jlq and jbsq must be the plain scan's: random
- * writes of every kind, one or many between two picks, jumps of hundreds
- * of requests either way and of seconds of work (the keys saturate), at
- * sizes around the 16-key chunks and the 64-bit masks of the argmin. */
+/* Every pick of jsq, jlq and jbsq must be the plain scan's (jlq up to
+ * TLB_ORDER_CORES cores: the model's above, whose least loaded core is
+ * the scan's too): random writes of every kind, one or many between two
+ * picks, jumps of hundreds of requests either way and of seconds of work
+ * (the keys saturate), at sizes around the 16-key chunks and the 64-bit
+ * masks of the argmin. Half the picks are charged with the estimate
+ * jlq foresees, as the datapath does, half with something else. */
 static void
 test_argmin_matches_scan(void **state)
 {
@@ -549,6 +607,11 @@ test_argmin_matches_scan(void **state)
 	for (size_t a = 0; a < sizeof(names) / sizeof(names[0]); a++) {
 		for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++) {
 			uint32_t n = sizes[b];
+
+			bool ordered = strcmp(names[a], "jlq") == 0 &&
+				       n <= TLB_ORDER_CORES;
+			struct jlq_model m = { .fresh = true, .last = -1 };
+			struct tlb_request_info req0 = { 0 };
 
 			make(names[a], n, &pp);
 			for (unsigned int step = 0; step < 4000; step++) {
@@ -601,40 +664,54 @@ test_argmin_matches_scan(void **state)
 				}
 				uint32_t start = pol.cursor;
 				int want = ref_pick(names[a], n, start, pp.k);
-				int got = pick();
+				int got;
 
+				if (ordered) {
+					int scan = want;
+
+					want = model_pick(&m, n, start);
+					/* the same least load as the scan's */
+					assert_int_equal(want < 0, scan < 0);
+					if (want >= 0)
+						assert_true(model_key((uint32_t)want, n) ==
+							    model_key((uint32_t)scan, n));
+				}
+				got = pick();
 				if (got != want)
-					fail_msg("%s, %u cores, step %u: picked %d, the scan says %d",
-						 names[a], n, step, got, want);
+					fail_msg("%s, %u cores, step %u: picked %d, the %s says %d",
+						 names[a], n, step, got,
+						 ordered ? "model" : "scan", want);
 				/* as the datapath does: charge the pick */
 				if (got >= 0 && rnd(3) != 0)
 					tlb_lv_on_dispatch(&lv, (uint32_t)got,
-							   1 + rnd(5000));
+							   rnd(2) ? tlb_policy_work_estimate(&pol, &req0) :
+								    1 + rnd(5000));
 			}
 		}
 	}
 }
 
-/* jlq with one work estimate for every request ties as jsq does, and
- * then tries the rotating start first (near_score); with work that varies
- * it stops. Either way every pick is the scan's. */
+/* jlq over TLB_ORDER_CORES cores (the scan) with one work estimate for
+ * every request ties as jsq does, and then tries the rotating start
+ * first (near_score); with work that varies it stops. Either way every
+ * pick is the scan's. */
 static void
 test_jlq_near_follows_ties(void **state)
 {
 	(void)state;
-	make("jlq", 16, NULL);
+	make("jlq", 32, NULL);
 	for (unsigned int step = 0; step < 2000; step++) {
-		int want = ref_pick("jlq", 16, pol.cursor, 0);
+		int want = ref_pick("jlq", 32, pol.cursor, 0);
 		int got = pick();
 
 		assert_int_equal(got, want);
 		tlb_lv_on_dispatch(&lv, (uint32_t)got, 1000);
 		if (step % 16 == 0)
-			tlb_lv_on_complete(&lv, rnd(16), 1, 1000);
+			tlb_lv_on_complete(&lv, rnd(32), 1, 1000);
 	}
 	assert_true(pol.near_score >= 8); /* on: ties are the rule */
 	for (unsigned int step = 0; step < 2000; step++) {
-		int want = ref_pick("jlq", 16, pol.cursor, 0);
+		int want = ref_pick("jlq", 32, pol.cursor, 0);
 		int got = pick();
 
 		assert_int_equal(got, want);
@@ -643,8 +720,8 @@ test_jlq_near_follows_ties(void **state)
 	assert_true(pol.near_score < 8); /* off: minima are unique */
 }
 
-/* Loads of 2^32 - 2 ns of work and more tie: the core further on from
- * the rotating start is not taken over the one before it. */
+/* Loads of 2^32 - 2 ns of work and more tie: among them the order goes
+ * round, the core further on is not taken over the one before it. */
 static void
 test_jlq_saturated_keys_tie(void **state)
 {
@@ -654,11 +731,49 @@ test_jlq_saturated_keys_tie(void **state)
 	load(0, 1, UINT32_MAX);
 	load(1, 1, UINT32_MAX);
 	load(2, 1, 7);
-	assert_int_equal(pick(), 2); /* cursor 0 */
+	assert_int_equal(pick(), 2);
 	load(2, 1, UINT32_MAX);      /* all three past the key's range */
-	assert_int_equal(pick(), 1); /* cursor 1: 1 ties with 0 and 2 */
+	assert_int_equal(pick(), 0); /* 2 was picked last: behind 0 and 1 */
+	assert_int_equal(pick(), 1);
 	assert_int_equal(pick(), 2);
 	assert_int_equal(pick(), 0);
+}
+
+/* jlq up to TLB_ORDER_CORES cores with one work estimate for every
+ * request goes round all the cores, in order from the cursor; charged
+ * with what it foresees, the order is never sorted again. */
+static void
+test_jlq_order_round(void **state)
+{
+	struct tlb_request_info req = { 0 };
+
+	(void)state;
+	make("jlq", 16, NULL);
+	pol.cursor = 5;
+	for (unsigned int step = 0; step < 160; step++) {
+		int got = pick();
+
+		assert_int_equal(got, (int)((5 + step) % 16));
+		tlb_lv_on_dispatch(&lv, (uint32_t)got,
+				   tlb_policy_work_estimate(&pol, &req));
+		if (step > 0)
+			assert_true(pol.order.pending &&
+				    pol.order.gen == lv.key_gen);
+	}
+	/* a view written elsewhere: sorted again, the idler core first */
+	tlb_lv_on_complete(&lv, 9, 3, 3000);
+	assert_int_equal(pick(), 9);
+	/* a pick not charged: sorted again, still the idlest */
+	assert_int_equal(pick(), 9);
+	for (int j = 0; j < 2; j++) { /* 8000, 9000 */
+		tlb_lv_on_dispatch(&lv, 9, 1000);
+		assert_int_equal(pick(), 9);
+	}
+	/* at 10000 it ties with all, and goes behind them */
+	tlb_lv_on_dispatch(&lv, 9, 1000);
+	assert_int_equal(pick(), 5);
+	tlb_lv_on_dispatch(&lv, 5, 1000);
+	assert_int_equal(pick(), 6);
 }
 
 /* A policy over fewer cores than its view looks at its own cores only. */
@@ -705,6 +820,7 @@ main(void)
 		cmocka_unit_test(test_jbsq_k1_is_shortest),
 		cmocka_unit_test(test_argmin_matches_scan),
 		cmocka_unit_test(test_jlq_saturated_keys_tie),
+		cmocka_unit_test(test_jlq_order_round),
 		cmocka_unit_test(test_jlq_near_follows_ties),
 		cmocka_unit_test(test_fewer_cores_than_view),
 	};

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Internal: jlq's order of up to 16 cores by outstanding work
+ * (struct tlb_order in turbolb/policy.h), kept from one pick to the next
+ * so that a pick reads the least loaded core at the head instead of
+ * scanning the keys the previous dispatch has just written.
+ *
+ * tlb_order_take() is one step: the head (key[0], id[0]) leaves, and
+ * comes back with key x behind every key <= x. With the keys ascending,
+ * the new key[j] is the median of key[j], x and key[j + 1], that is
+ * min(max(key[j], x), key[j + 1]), and the ids move the same way: lane j
+ * takes id[j + 1] where key[j + 1] <= x, id[0] where only key[j] <= x,
+ * and keeps id[j] elsewhere; key[j + 1] <= x is the test of lane j + 1,
+ * so one mask shifted by a lane says both. Four vectors of keys and one of ids, no
+ * branch, no loop (SSE4.1 or NEON; plain C elsewhere, or with
+ * TLB_ARGMIN_PORTABLE defined, as the unit test builds it).
+ */
+#ifndef TURBOLB_ORDER_H
+#define TURBOLB_ORDER_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "turbolb/policy.h"
+
+#if !defined(TLB_ARGMIN_PORTABLE) && defined(__SSE4_1__)
+#include <smmintrin.h>
+#define TLB_ORDER_SSE 1
+#elif !defined(TLB_ARGMIN_PORTABLE) && defined(__aarch64__) && \
+	defined(__ARM_NEON)
+#include <arm_neon.h>
+#define TLB_ORDER_NEON 1
+#endif
+
+_Static_assert(TLB_ORDER_CORES == 16, "four vectors of keys, one of ids");
+
+/* The head leaves and comes back with key x (x >= key[0]), behind
+ * every key <= x. */
+static inline __attribute__((always_inline)) void
+tlb_order_take(struct tlb_order *o, uint32_t x)
+{
+#if defined(TLB_ORDER_SSE)
+	__m128i *k = (__m128i *)o->key;
+	__m128i s0 = _mm_loadu_si128(k), s1 = _mm_loadu_si128(k + 1);
+	__m128i s2 = _mm_loadu_si128(k + 2), s3 = _mm_loadu_si128(k + 3);
+	__m128i id = _mm_loadu_si128((const __m128i *)o->id);
+	__m128i vx = _mm_set1_epi32((int)x);
+	/* max(key[j], x) is x exactly where key[j] <= x */
+	__m128i m0 = _mm_max_epu32(s0, vx), m1 = _mm_max_epu32(s1, vx);
+	__m128i m2 = _mm_max_epu32(s2, vx), m3 = _mm_max_epu32(s3, vx);
+	/* all-ones lanes stay all-ones through the saturating packs */
+	__m128i here = _mm_packs_epi16(
+		_mm_packs_epi32(_mm_cmpeq_epi32(m0, vx), _mm_cmpeq_epi32(m1, vx)),
+		_mm_packs_epi32(_mm_cmpeq_epi32(m2, vx), _mm_cmpeq_epi32(m3, vx)));
+	/* key[j + 1] <= x is the next lane's; past the end, never */
+	__m128i next = _mm_srli_si128(here, 1);
+	__m128i head = _mm_shuffle_epi8(id, _mm_setzero_si128());
+
+	id = _mm_blendv_epi8(_mm_blendv_epi8(id, head, here),
+			     _mm_srli_si128(id, 1), next);
+	/* key[j + 1]; past the end TLB_KEY_NONE */
+	_mm_storeu_si128(k, _mm_min_epu32(m0, _mm_alignr_epi8(s1, s0, 4)));
+	_mm_storeu_si128(k + 1, _mm_min_epu32(m1, _mm_alignr_epi8(s2, s1, 4)));
+	_mm_storeu_si128(k + 2, _mm_min_epu32(m2, _mm_alignr_epi8(s3, s2, 4)));
+	_mm_storeu_si128(k + 3, _mm_min_epu32(m3, _mm_alignr_epi8(
+					_mm_set1_epi32(-1), s3, 4)));
+	_mm_storeu_si128((__m128i *)o->id, id);
+#elif defined(TLB_ORDER_NEON)
+	uint32x4_t s0 = vld1q_u32(o->key), s1 = vld1q_u32(o->key + 4);
+	uint32x4_t s2 = vld1q_u32(o->key + 8), s3 = vld1q_u32(o->key + 12);
+	uint8x16_t id = vld1q_u8(o->id);
+	uint32x4_t vx = vdupq_n_u32(x);
+	uint8x16_t here = vcombine_u8(
+		vmovn_u16(vcombine_u16(vmovn_u32(vcleq_u32(s0, vx)),
+				       vmovn_u32(vcleq_u32(s1, vx)))),
+		vmovn_u16(vcombine_u16(vmovn_u32(vcleq_u32(s2, vx)),
+				       vmovn_u32(vcleq_u32(s3, vx)))));
+	uint8x16_t next = vextq_u8(here, vdupq_n_u8(0), 1);
+
+	id = vbslq_u8(next, vextq_u8(id, vdupq_n_u8(0), 1),
+		      vbslq_u8(here, vdupq_laneq_u8(id, 0), id));
+	vst1q_u32(o->key, vminq_u32(vmaxq_u32(s0, vx), vextq_u32(s0, s1, 1)));
+	vst1q_u32(o->key + 4, vminq_u32(vmaxq_u32(s1, vx), vextq_u32(s1, s2, 1)));
+	vst1q_u32(o->key + 8, vminq_u32(vmaxq_u32(s2, vx), vextq_u32(s2, s3, 1)));
+	vst1q_u32(o->key + 12, vminq_u32(vmaxq_u32(s3, vx),
+					 vextq_u32(s3, vdupq_n_u32(UINT32_MAX), 1)));
+	vst1q_u8(o->id, id);
+#else
+	uint8_t head = o->id[0];
+	uint32_t j = 0;
+
+	for (; j + 1 < TLB_ORDER_CORES && o->key[j + 1] <= x; j++) {
+		o->key[j] = o->key[j + 1];
+		o->id[j] = o->id[j + 1];
+	}
+	o->key[j] = x;
+	o->id[j] = head;
+#endif
+}
+
+#endif /* TURBOLB_ORDER_H */
