@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests: the argmin over dense keys (src/lib/argmin.h) against a
- * plain scan. Built twice: as the library is (SSE4.1 or NEON) and with
+ * plain scan, and jlq's order step (src/lib/order.h) against a plain
+ * insertion. Built twice: as the library is (SSE4.1 or NEON) and with
  * TLB_ARGMIN_PORTABLE (the plain C loops).
  */
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include "turbolb/rng.h"
 #include "argmin.h"
+#include "order.h"
 
 static uint32_t key[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
 
@@ -143,6 +145,59 @@ test_none_eligible(void **state)
 			 TLB_MAX_CORES - 1);
 }
 
+/* tlb_order_take(): the head goes behind every key <= x, the rest keep
+ * their order, on random ascending keys with many ties, TLB_KEY_NONE
+ * tails and x anywhere from the head's key to TLB_KEY_MAX. */
+static void
+test_order_take(void **state)
+{
+	(void)state;
+	for (unsigned int round = 0; round < 200000; round++) {
+		struct tlb_order o;
+		uint32_t want_key[TLB_ORDER_CORES];
+		uint8_t want_id[TLB_ORDER_CORES];
+		uint32_t spread = round % 3 == 0 ? 4 : round % 3 == 1 ? 1000 :
+						   UINT32_MAX;
+		uint32_t none_from = rnd(TLB_ORDER_CORES + 1);
+		uint32_t v = rnd(2) ? 0 : TLB_KEY_MAX - rnd(8);
+		uint32_t x, j, at;
+
+		memset(&o, 0, sizeof(o));
+		for (j = 0; j < TLB_ORDER_CORES; j++) {
+			uint32_t step = rnd(spread);
+
+			v = v > TLB_KEY_MAX - step ? TLB_KEY_MAX : v + step;
+			o.key[j] = j >= none_from ? TLB_KEY_NONE : v;
+			o.id[j] = (uint8_t)((j * 7 + round) % TLB_ORDER_CORES);
+		}
+		if (o.key[0] == TLB_KEY_NONE)
+			continue;
+		x = o.key[0] + rnd(TLB_KEY_MAX - o.key[0] + 1);
+		if (rnd(4) == 0) /* equal to a key further on */
+			x = o.key[rnd(TLB_ORDER_CORES)] == TLB_KEY_NONE ?
+				    TLB_KEY_MAX : o.key[rnd(none_from)];
+		if (x < o.key[0])
+			x = o.key[0];
+		/* the plain insertion */
+		for (at = 1; at < TLB_ORDER_CORES && o.key[at] <= x; at++) {
+			want_key[at - 1] = o.key[at];
+			want_id[at - 1] = o.id[at];
+		}
+		want_key[at - 1] = x;
+		want_id[at - 1] = o.id[0];
+		for (; at < TLB_ORDER_CORES; at++) {
+			want_key[at] = o.key[at];
+			want_id[at] = o.id[at];
+		}
+		tlb_order_take(&o, x);
+		for (j = 0; j < TLB_ORDER_CORES; j++)
+			if (o.key[j] != want_key[j] || o.id[j] != want_id[j])
+				fail_msg("round %u, lane %u: key %u id %u, want %u %u",
+					 round, j, o.key[j], o.id[j],
+					 want_key[j], want_id[j]);
+	}
+}
+
 /* Where SIMD is at hand the library uses it: this build must not be the
  * plain loops in disguise. */
 static void
@@ -168,6 +223,7 @@ main(void)
 		cmocka_unit_test(test_matches_scan),
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_none_eligible),
+		cmocka_unit_test(test_order_take),
 	};
 
 	return cmocka_run_group_tests_name("argmin (" TLB_ARGMIN_IMPL ")",
