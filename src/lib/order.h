@@ -18,7 +18,6 @@
 #define TURBOLB_ORDER_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include "turbolb/policy.h"
 

@@ -57,20 +57,25 @@ order_sort(struct tlb_order *o, const struct tlb_load_view *lv,
 /* The pick from the order, and the step that foresees its dispatch. */
 static inline __attribute__((always_inline)) int
 order_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
-	   const struct tlb_request_info *req)
+	   const struct tlb_request_info *req, bool slow)
 {
 	struct tlb_order *o = &p->order;
-	uint32_t head = o->key[0];
 	uint32_t i = o->id[0];
-
-	if (__builtin_expect(head == TLB_KEY_NONE, 0)) {
-		o->pending = false; /* nothing foreseen: sort again next time */
-		return TLB_PICK_NONE;
-	}
 	/* the key tlb_lv_on_dispatch() will give it */
-	uint64_t sum = (uint64_t)head + tlb_policy_work_estimate(p, req);
-	uint32_t x = sum < TLB_KEY_MAX ? (uint32_t)sum : TLB_KEY_MAX;
+	uint64_t sum = (uint64_t)o->key[0] + tlb_policy_work_estimate(p, req);
+	uint32_t x = (uint32_t)sum;
 
+	/* One test for a head out of rotation (TLB_KEY_NONE: no core is
+	 * eligible) and for a key that saturates, both rare. */
+	if (__builtin_expect(sum >= TLB_KEY_MAX, 0)) {
+		if (!slow)
+			return -3; /* the caller goes the slow way */
+		if (o->key[0] == TLB_KEY_NONE) {
+			o->pending = false; /* nothing foreseen */
+			return TLB_PICK_NONE;
+		}
+		x = TLB_KEY_MAX;
+	}
 	tlb_order_take(o, x);
 	o->pending = true;
 	o->last = i;
@@ -92,8 +97,11 @@ jlq_pick_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 
 		return i < 0 ? TLB_PICK_NONE : i;
 	}
-	order_sort(&p->order, lv, p->n_cores, p->cursor);
-	return order_pick(p, lv, req);
+	if (!(p->order.pending && p->order.lv == lv &&
+	      lv->key_gen == p->order.gen &&
+	      lv->key_work[p->order.last] == p->order.last_key))
+		order_sort(&p->order, lv, p->n_cores, p->cursor);
+	return order_pick(p, lv, req, true);
 }
 
 static int
@@ -110,7 +118,10 @@ jlq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 			       lv->key_work[o->last] == o->last_key),
 			     0))
 		return jlq_pick_slow(p, lv, req);
-	return order_pick(p, lv, req);
+
+	int i = order_pick(p, lv, req, false);
+
+	return __builtin_expect(i == -3, 0) ? jlq_pick_slow(p, lv, req) : i;
 }
 
 const struct tlb_policy_ops tlb_policy_jlq = {
