@@ -113,15 +113,21 @@ jlq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	/* One test: the order is in use (set only up to TLB_ORDER_CORES
 	 * cores of the view's size, without prefer_running) and the view
 	 * moved by exactly the foreseen dispatch. */
-	if (__builtin_expect(!(o->pending && o->lv == lv &&
-			       lv->key_gen == o->gen &&
-			       lv->key_work[o->last] == o->last_key),
-			     0))
-		return jlq_pick_slow(p, lv, req);
+	if (__builtin_expect(o->pending && o->lv == lv &&
+				     lv->key_gen == o->gen &&
+				     lv->key_work[o->last] == o->last_key,
+			     1)) {
+		int i = order_pick(p, lv, req, false);
 
-	int i = order_pick(p, lv, req, false);
+		if (__builtin_expect(i != -3, 1))
+			return i;
+	} else if (p->n_cores > TLB_ORDER_CORES) {
+		bool any;
+		int i = tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX, &any);
 
-	return __builtin_expect(i == -3, 0) ? jlq_pick_slow(p, lv, req) : i;
+		return i < 0 ? TLB_PICK_NONE : i;
+	}
+	return jlq_pick_slow(p, lv, req);
 }
 
 const struct tlb_policy_ops tlb_policy_jlq = {
