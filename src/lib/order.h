@@ -10,8 +10,8 @@
  * min(max(key[j], x), key[j + 1]), and the ids move the same way: lane j
  * takes id[j + 1] where key[j + 1] <= x, id[0] where only key[j] <= x,
  * and keeps id[j] elsewhere; key[j + 1] <= x is the test of lane j + 1,
- * so one mask shifted by a lane says both. Four vectors of keys and one of ids, no
- * branch, no loop (SSE4.1 or NEON; plain C elsewhere, or with
+ * so one mask shifted by a lane says both. Four vectors of keys and one
+ * of ids, no branch, no loop (SSE4.1 or NEON; plain C elsewhere, or with
  * TLB_ARGMIN_PORTABLE defined, as the unit test builds it).
  */
 #ifndef TURBOLB_ORDER_H

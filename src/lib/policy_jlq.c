@@ -54,28 +54,29 @@ order_sort(struct tlb_order *o, const struct tlb_load_view *lv,
 	o->pending = false;
 }
 
-/* The pick from the order, and the step that foresees its dispatch. */
+/* The view moved by exactly the dispatch the last pick foresaw. */
+static inline bool
+order_valid(const struct tlb_order *o, const struct tlb_load_view *lv)
+{
+	return o->pending && o->lv == lv && lv->key_gen == o->gen &&
+	       lv->key_work[o->last] == o->last_key;
+}
+
+/* The head's key plus the request's work: what its dispatch will make
+ * it, before tlb_lv_on_dispatch() saturates it. */
+static inline uint64_t
+order_sum(const struct tlb_policy *p, const struct tlb_request_info *req)
+{
+	return (uint64_t)p->order.key[0] + tlb_policy_work_estimate(p, req);
+}
+
+/* Picks the head, and foresees its dispatch giving it key x. */
 static inline __attribute__((always_inline)) int
-order_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
-	   const struct tlb_request_info *req, bool slow)
+order_pick(struct tlb_policy *p, const struct tlb_load_view *lv, uint32_t x)
 {
 	struct tlb_order *o = &p->order;
 	uint32_t i = o->id[0];
-	/* the key tlb_lv_on_dispatch() will give it */
-	uint64_t sum = (uint64_t)o->key[0] + tlb_policy_work_estimate(p, req);
-	uint32_t x = (uint32_t)sum;
 
-	/* One test for a head out of rotation (TLB_KEY_NONE: no core is
-	 * eligible) and for a key that saturates, both rare. */
-	if (__builtin_expect(sum >= TLB_KEY_MAX, 0)) {
-		if (!slow)
-			return -3; /* the caller goes the slow way */
-		if (o->key[0] == TLB_KEY_NONE) {
-			o->pending = false; /* nothing foreseen */
-			return TLB_PICK_NONE;
-		}
-		x = TLB_KEY_MAX;
-	}
 	tlb_order_take(o, x);
 	o->pending = true;
 	o->last = i;
@@ -84,48 +85,52 @@ order_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	return (int)i;
 }
 
-/* Out of line, so that the common pick calls nothing. */
+static inline int
+jlq_scan(struct tlb_policy *p, const struct tlb_load_view *lv)
+{
+	bool any;
+	int i = tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX, &any);
+
+	return i < 0 ? TLB_PICK_NONE : i;
+}
+
+/* Everything but the common pick, out of line so that it calls nothing:
+ * the scan's cases, an order to sort again, a head out of rotation
+ * (TLB_KEY_NONE: no core is eligible) and a key that saturates. */
 static __attribute__((noinline)) int
 jlq_pick_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 	      const struct tlb_request_info *req)
 {
-	bool any;
+	struct tlb_order *o = &p->order;
+	uint64_t sum;
 
 	if (p->n_cores > TLB_ORDER_CORES || lv->n_cores != p->n_cores ||
-	    p->params.prefer_running) {
-		int i = tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX, &any);
-
-		return i < 0 ? TLB_PICK_NONE : i;
+	    p->params.prefer_running)
+		return jlq_scan(p, lv);
+	if (!order_valid(o, lv))
+		order_sort(o, lv, p->n_cores, p->cursor);
+	if (o->key[0] == TLB_KEY_NONE) {
+		o->pending = false; /* nothing foreseen */
+		return TLB_PICK_NONE;
 	}
-	if (!(p->order.pending && p->order.lv == lv &&
-	      lv->key_gen == p->order.gen &&
-	      lv->key_work[p->order.last] == p->order.last_key))
-		order_sort(&p->order, lv, p->n_cores, p->cursor);
-	return order_pick(p, lv, req, true);
+	sum = order_sum(p, req);
+	return order_pick(p, lv, sum < TLB_KEY_MAX ? (uint32_t)sum : TLB_KEY_MAX);
 }
 
 static int
 jlq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
-	const struct tlb_order *o = &p->order;
+	/* The order is in use only up to TLB_ORDER_CORES cores of the
+	 * view's size, without prefer_running: set by order_pick() alone.
+	 * One test for a head out of rotation and a saturating key. */
+	if (__builtin_expect(order_valid(&p->order, lv), 1)) {
+		uint64_t sum = order_sum(p, req);
 
-	/* One test: the order is in use (set only up to TLB_ORDER_CORES
-	 * cores of the view's size, without prefer_running) and the view
-	 * moved by exactly the foreseen dispatch. */
-	if (__builtin_expect(o->pending && o->lv == lv &&
-				     lv->key_gen == o->gen &&
-				     lv->key_work[o->last] == o->last_key,
-			     1)) {
-		int i = order_pick(p, lv, req, false);
-
-		if (__builtin_expect(i != -3, 1))
-			return i;
+		if (__builtin_expect(sum < TLB_KEY_MAX, 1))
+			return order_pick(p, lv, (uint32_t)sum);
 	} else if (p->n_cores > TLB_ORDER_CORES) {
-		bool any;
-		int i = tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX, &any);
-
-		return i < 0 ? TLB_PICK_NONE : i;
+		return jlq_scan(p, lv);
 	}
 	return jlq_pick_slow(p, lv, req);
 }
