@@ -173,11 +173,8 @@ test_order_take(void **state)
 		if (o.key[0] == TLB_KEY_NONE)
 			continue;
 		x = o.key[0] + rnd(TLB_KEY_MAX - o.key[0] + 1);
-		if (rnd(4) == 0) /* equal to a key further on */
-			x = o.key[rnd(TLB_ORDER_CORES)] == TLB_KEY_NONE ?
-				    TLB_KEY_MAX : o.key[rnd(none_from)];
-		if (x < o.key[0])
-			x = o.key[0];
+		if (rnd(4) == 0) /* equal to a key in rotation (key[0] is) */
+			x = o.key[rnd(none_from)];
 		/* the plain insertion */
 		for (at = 1; at < TLB_ORDER_CORES && o.key[at] <= x; at++) {
 			want_key[at - 1] = o.key[at];
