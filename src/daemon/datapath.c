@@ -124,10 +124,19 @@ port_send(struct tlb_dp_port *port, struct rte_mbuf *m)
 }
 
 static inline void
+prefetch_frame(struct rte_mbuf *m)
+{
+	const char *f = rte_pktmbuf_mtod(m, const char *);
+
+	rte_prefetch0(f);
+	rte_prefetch0(f + 64);
+}
+
+static inline void
 prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
 {
 	if (i + PREFETCH_AHEAD < n)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 }
 
 /* ---- NIC-side FIFO ---- */
@@ -451,6 +460,8 @@ from_target_burst(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
 	count(dp, TLB_DP_rx_targets, n);
+	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		prefetch_frame(pkts[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		prefetch_burst(pkts, n, i);
 		from_target(dp, c, pkts[i]);
@@ -577,7 +588,7 @@ uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t i = 0;
 
 	for (; i + PREFETCH_AHEAD < n; i++) {
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD], void *));
+		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 		from_uplink(dp, pkts[i], flow_key, &waits, now_ns);
 	}
 	for (; i < n; i++)
@@ -596,7 +607,7 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	for (uint16_t i = 0; i < n; i++)
 		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		prefetch_frame(pkts[i]);
 	if (likely(!dp->flow_key))
 		uplink_loop(dp, pkts, n, false, now_ns);
 	else
