@@ -53,24 +53,41 @@ struct tlb_policy_ops {
 		    const struct tlb_request_info *req);
 };
 
-/* jlq up to TLB_ORDER_CORES cores: the cores in order of outstanding
- * work, kept from one pick to the next (src/lib/order.h). key[j] is the
- * load view's work key of core id[j], ascending; lanes from n_cores on
- * hold the view's TLB_KEY_NONE slots. A pick takes id[0] and puts it
- * back behind every core whose key is at most the one its dispatch will
- * give it; the next pick trusts that order only if the view's key_gen
- * moved by exactly that dispatch and the key is what was foreseen,
- * otherwise the order is sorted again from the view (stably). */
+/* jlq: the cores in order of outstanding work, kept from one pick to the
+ * next (src/lib/order.h), the least loaded first and, among equal loads,
+ * the core picked longest ago (before any pick: in rotation from the
+ * cursor). A pick takes the first and puts it back where the key its
+ * dispatch will give it goes; the next pick trusts the order only if the
+ * view's key_gen moved by exactly that dispatch and the key is what was
+ * foreseen, otherwise the order is made again from the view.
+ *
+ * Up to TLB_ORDER_CORES cores, a sorted list: key[j] is the view's work
+ * key of core id[j], ascending; lanes from n_cores on hold TLB_KEY_NONE;
+ * picked[i] is the stamp of core i's last pick. Over that, a tournament
+ * tree: leaf i, at node[leaves + i], is core i's work key in the high 32
+ * bits, then the stamp of its last pick (24 bits, renewed before
+ * TLB_ORDER_STAMP_END), then i (8 bits); each node is the least of its
+ * two children, so node[1] is the first core. */
 #define TLB_ORDER_CORES 16u
+#define TLB_ORDER_LIST 1
+#define TLB_ORDER_TREE 2
+#define TLB_ORDER_STAMP_END (1u << 24)
 
 struct tlb_order {
 	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
-	const struct tlb_load_view *lv; /* the view it was sorted from */
+	const struct tlb_load_view *lv; /* the view it was made from */
 	uint64_t gen;      /* lv->key_gen expected at the next pick */
 	uint32_t last;     /* the core of the foreseen dispatch */
 	uint32_t last_key; /* and its work key after it */
-	bool pending;      /* a dispatch is foreseen (last, last_key, gen) */
+	/* a dispatch is foreseen (last, last_key, gen), of the list or of
+	 * the tree: TLB_ORDER_LIST, TLB_ORDER_TREE; 0: none */
+	uint8_t pending;
+	uint64_t stamp;    /* the next pick's */
+	uint64_t picked[TLB_ORDER_CORES];
+	uint32_t leaves;   /* tree: a power of 2 >= n_cores */
+	uint32_t depth;    /* log2(leaves) */
+	uint64_t node[2 * TLB_MAX_CORES];
 };
 
 /* A policy instance. Owned by one dispatcher; not thread-safe. */
@@ -79,7 +96,6 @@ struct tlb_policy {
 	struct tlb_policy_params params;
 	uint32_t n_cores;
 	uint32_t cursor;     /* rr position, tie-break rotation */
-	uint8_t near_score;  /* jlq: how often the start was the answer */
 	struct tlb_rng rng;
 	/* jlq: per-class running average of observed service time (ns),
 	 * used as the work estimate when a request carries no hint */
@@ -91,7 +107,7 @@ struct tlb_policy {
 	/* rss: Toeplitz hash of rss_key by table, one entry per input nibble
 	 * position and value (36 input bytes), instead of 8 steps per byte */
 	uint32_t rss_tab[72][16];
-	/* jlq, up to TLB_ORDER_CORES cores */
+	/* jlq */
 	struct tlb_order order;
 };
 

@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Internal: jlq's order of up to 16 cores by outstanding work
- * (struct tlb_order in turbolb/policy.h), kept from one pick to the next
- * so that a pick reads the least loaded core at the head instead of
- * scanning the keys the previous dispatch has just written.
+ * Internal: jlq's order of the cores by outstanding work (struct tlb_order
+ * in turbolb/policy.h), kept from one pick to the next so that a pick
+ * reads the least loaded core at the head instead of scanning the keys
+ * the previous dispatch has just written.
  *
- * tlb_order_take() is one step: the head (key[0], id[0]) leaves, and
- * comes back with key x behind every key <= x. With the keys ascending,
- * the new key[j] is the median of key[j], x and key[j + 1], that is
- * min(max(key[j], x), key[j + 1]), and the ids move the same way: lane j
- * takes id[j + 1] where key[j + 1] <= x, id[0] where only key[j] <= x,
- * and keeps id[j] elsewhere; key[j + 1] <= x is the test of lane j + 1,
- * so one mask shifted by a lane says both. Four vectors of keys and one
- * of ids, no branch, no loop (SSE4.1 or NEON; plain C elsewhere, or with
- * TLB_ARGMIN_PORTABLE defined, as the unit test builds it).
+ * Up to TLB_ORDER_CORES cores, a sorted list. tlb_order_take() is one
+ * step: the head (key[0], id[0]) leaves, and comes back with key x behind
+ * every key <= x. With the keys ascending, the new key[j] is the median of
+ * key[j], x and key[j + 1], that is min(max(key[j], x), key[j + 1]), and
+ * the ids move the same way: lane j takes id[j + 1] where key[j + 1] <= x,
+ * id[0] where only key[j] <= x, and keeps id[j] elsewhere; key[j + 1] <= x
+ * is the test of lane j + 1, so one mask shifted by a lane says both. Four
+ * vectors of keys and one of ids, no branch, no loop (SSE4.1 or NEON;
+ * plain C elsewhere, or with TLB_ARGMIN_PORTABLE defined, as the unit
+ * test builds it).
+ *
+ * Over that, a tournament tree (tlb_order_set()): changing a core's value
+ * walks its path to the root, a compare and a conditional move a level,
+ * one level more each time the cores double. The list is the faster of
+ * the two at 16 cores (docs/performance.md).
  */
 #ifndef TURBOLB_ORDER_H
 #define TURBOLB_ORDER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "turbolb/policy.h"
@@ -94,6 +101,72 @@ tlb_order_take(struct tlb_order *o, uint32_t x)
 	o->key[j] = x;
 	o->id[j] = head;
 #endif
+}
+
+/* ---- the tree, over TLB_ORDER_CORES cores ---- */
+
+_Static_assert(TLB_MAX_CORES <= 256, "a core's index fills 8 bits");
+
+/* A leaf: key, then stamp, then core, so that the least value is the
+ * least key, among equal keys the oldest stamp. */
+static inline uint64_t
+tlb_order_value(uint32_t key, uint32_t stamp, uint32_t core)
+{
+	return (uint64_t)key << 32 | (uint64_t)stamp << 8 | core;
+}
+
+static inline uint32_t
+tlb_order_key(uint64_t v)
+{
+	return (uint32_t)(v >> 32);
+}
+
+static inline uint32_t
+tlb_order_core(uint64_t v)
+{
+	return (uint32_t)v & 0xffu;
+}
+
+/* Core i's leaf becomes v, and each node on its path to the root the
+ * least of its children again: o->depth levels, unrolled (a jump into the
+ * sequence, the same target pick after pick). */
+#define TLB_ORDER_LEVEL(node, j, v)                                            \
+	do {                                                                   \
+		uint64_t s_ = (node)[(j) ^ 1];                                 \
+		(v) = s_ < (v) ? s_ : (v);                                     \
+		(j) >>= 1;                                                     \
+		(node)[j] = (v);                                               \
+	} while (0)
+
+static inline __attribute__((always_inline)) void
+tlb_order_set(struct tlb_order *o, uint32_t i, uint64_t v)
+{
+	uint64_t *node = o->node;
+	size_t j = (size_t)o->leaves + i;
+
+	node[j] = v;
+	switch (o->depth) {
+	case 8: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 7: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 6: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 5: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 4: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 3: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 2: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 1: TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	default: break;
+	}
+}
+
+/* Every node from the leaves. */
+static inline void
+tlb_order_build(struct tlb_order *o)
+{
+	for (uint32_t j = o->leaves - 1; j >= 1; j--) {
+		uint64_t l = o->node[2 * j], r = o->node[2 * j + 1];
+
+		o->node[j] = l < r ? l : r;
+	}
 }
 
 #endif /* TURBOLB_ORDER_H */

@@ -28,14 +28,6 @@ int tlb_policy_random_eligible(struct tlb_policy *p,
 
 enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
 
-/* jlq's near_score: up one when the start was the answer, down
- * TLB_NEAR_SCORE_MISS when not, within 0..TLB_NEAR_SCORE_MAX; the start
- * is tried first from TLB_NEAR_SCORE_ON up (so while it was the answer
- * in more than about three picks of four). */
-#define TLB_NEAR_SCORE_MAX 15
-#define TLB_NEAR_SCORE_ON 8
-#define TLB_NEAR_SCORE_MISS 3
-
 /* tlb_argmin() for everything but its common case, out of line. */
 int tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 		    enum tlb_metric metric, uint64_t limit, bool *any_eligible);
@@ -69,21 +61,11 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	p->cursor = start + 1 == n ? 0 : start + 1;
 	/* On the view's dense keys, where a core out of rotation is
 	 * TLB_KEY_NONE: src/lib/argmin.h. jsq's loads tie as a rule, so
-	 * the start is tried first; jlq's tie when work estimates repeat
-	 * (one class, no hints) or cores are idle, and not when hints vary:
-	 * it tries the start while that has paid off lately (near_score). */
-	if (metric == TLB_METRIC_REQUESTS) {
+	 * the start is tried first. */
+	if (metric == TLB_METRIC_REQUESTS)
 		best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
-	} else {
-		uint8_t s = p->near_score;
-
-		best_i = tlb_keys_argmin(lv->key_work, n, start,
-					 s >= TLB_NEAR_SCORE_ON, &best);
-		s = best_i == (int)start ? s + (s < TLB_NEAR_SCORE_MAX) :
-					   (s > TLB_NEAR_SCORE_MISS ?
-						    s - TLB_NEAR_SCORE_MISS : 0);
-		p->near_score = s;
-	}
+	else
+		best_i = tlb_keys_argmin(lv->key_work, n, start, false, &best);
 	*any_eligible = best_i >= 0;
 	/* The bound is on the metric: if the least loaded core is at it,
 	 * every core is. */

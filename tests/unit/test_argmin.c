@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests: the argmin over dense keys (src/lib/argmin.h) against a
- * plain scan, and jlq's order step (src/lib/order.h) against a plain
- * insertion. Built twice: as the library is (SSE4.1 or NEON) and with
+ * plain scan, jlq's order step (src/lib/order.h) against a plain
+ * insertion and its tree against a rebuild. Built twice: as the library is (SSE4.1 or NEON) and with
  * TLB_ARGMIN_PORTABLE (the plain C loops).
  */
 #include <stdarg.h>
@@ -152,8 +152,9 @@ static void
 test_order_take(void **state)
 {
 	(void)state;
+	static struct tlb_order o;
+
 	for (unsigned int round = 0; round < 200000; round++) {
-		struct tlb_order o;
 		uint32_t want_key[TLB_ORDER_CORES];
 		uint8_t want_id[TLB_ORDER_CORES];
 		uint32_t spread = round % 3 == 0 ? 4 : round % 3 == 1 ? 1000 :
@@ -162,7 +163,6 @@ test_order_take(void **state)
 		uint32_t v = rnd(2) ? 0 : TLB_KEY_MAX - rnd(8);
 		uint32_t x, j, at;
 
-		memset(&o, 0, sizeof(o));
 		for (j = 0; j < TLB_ORDER_CORES; j++) {
 			uint32_t step = rnd(spread);
 
@@ -195,6 +195,52 @@ test_order_take(void **state)
 	}
 }
 
+/* The tree: after any change of a leaf (tlb_order_set()), each node is
+ * the least of its children, as tlb_order_build() makes them, and the
+ * root the least leaf; values with many ties in the key, at sizes around
+ * the powers of 2. */
+static void
+test_order_tree(void **state)
+{
+	static const uint32_t sizes[] = { 1, 2, 3, 16, 17, 64, 100,
+					  TLB_MAX_CORES };
+	static struct tlb_order o, ref;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint32_t n = sizes[s];
+
+		o.leaves = 1;
+		o.depth = 0;
+		while (o.leaves < n) {
+			o.leaves *= 2;
+			o.depth++;
+		}
+		for (uint32_t i = 0; i < o.leaves; i++)
+			o.node[o.leaves + i] = i < n ?
+				tlb_order_value(rnd(4), rnd(1000), i) : UINT64_MAX;
+		tlb_order_build(&o);
+		for (unsigned int step = 0; step < 3000; step++) {
+			uint32_t i = rnd(n);
+			uint64_t least = UINT64_MAX;
+
+			tlb_order_set(&o, i, tlb_order_value(
+					      rnd(2) ? rnd(4) : rnd(UINT32_MAX),
+					      rnd(1u << 24), i));
+			for (uint32_t k = 0; k < n; k++)
+				if (o.node[o.leaves + k] < least)
+					least = o.node[o.leaves + k];
+			assert_true(o.node[1] == least);
+			assert_int_equal(tlb_order_core(o.node[1]),
+					 tlb_order_core(least));
+			ref = o;
+			tlb_order_build(&ref);
+			assert_memory_equal(ref.node, o.node,
+					    2 * o.leaves * sizeof(o.node[0]));
+		}
+	}
+}
+
 /* Where SIMD is at hand the library uses it: this build must not be the
  * plain loops in disguise. */
 static void
@@ -221,6 +267,7 @@ main(void)
 		cmocka_unit_test(test_every_position),
 		cmocka_unit_test(test_none_eligible),
 		cmocka_unit_test(test_order_take),
+		cmocka_unit_test(test_order_tree),
 	};
 
 	return cmocka_run_group_tests_name("argmin (" TLB_ARGMIN_IMPL ")",

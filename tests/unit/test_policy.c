@@ -522,15 +522,14 @@ ref_pick(const char *name, uint32_t n, uint32_t start, uint64_t k)
 	return best_i;
 }
 
-/* What jlq must pick up to TLB_ORDER_CORES cores, by brute force: the
- * cores in a list, at first in rotation from the cursor; before a pick
- * the list is sorted stably by each core's own outstanding work
- * (ineligible cores last), the pick is its head, and a picked core goes
- * to the end of the list before the next sort. */
+/* What jlq must pick, by brute force: the eligible core of least
+ * outstanding work (saturated as the view's keys are), among equals the
+ * one picked longest ago; cores never picked come before, in rotation
+ * from the cursor at the first pick. */
 struct jlq_model {
 	bool fresh;
-	int last; /* the last pick, -1 for none */
-	uint32_t id[TLB_ORDER_CORES];
+	uint64_t now;
+	uint64_t picked[TLB_MAX_CORES];
 };
 
 static uint64_t
@@ -547,34 +546,27 @@ model_key(uint32_t i, uint32_t n)
 static int
 model_pick(struct jlq_model *m, uint32_t n, uint32_t cursor)
 {
-	uint32_t j;
+	int best = -1;
 
 	if (m->fresh) {
-		for (j = 0; j < TLB_ORDER_CORES; j++)
-			m->id[j] = j < n ? (cursor + j) % n : j;
+		for (uint32_t j = 0; j < n; j++)
+			m->picked[(cursor + j) % n] = j;
+		m->now = n;
 		m->fresh = false;
-	} else if (m->last >= 0) {
-		for (j = 0; m->id[j] != (uint32_t)m->last; j++)
-			;
-		for (; j + 1 < TLB_ORDER_CORES; j++)
-			m->id[j] = m->id[j + 1];
-		m->id[TLB_ORDER_CORES - 1] = (uint32_t)m->last;
 	}
-	/* a plain stable sort: bubble, swapping only on a larger key */
-	for (uint32_t pass = 0; pass < TLB_ORDER_CORES; pass++)
-		for (j = 0; j + 1 < TLB_ORDER_CORES; j++)
-			if (model_key(m->id[j], n) > model_key(m->id[j + 1], n)) {
-				uint32_t t = m->id[j];
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t k = model_key(i, n);
 
-				m->id[j] = m->id[j + 1];
-				m->id[j + 1] = t;
-			}
-	if (model_key(m->id[0], n) == UINT64_MAX) {
-		m->last = -1;
-		return TLB_PICK_NONE;
+		if (k == UINT64_MAX)
+			continue;
+		if (best < 0 || k < model_key((uint32_t)best, n) ||
+		    (k == model_key((uint32_t)best, n) &&
+		     m->picked[i] < m->picked[best]))
+			best = (int)i;
 	}
-	m->last = (int)m->id[0];
-	return m->last;
+	if (best >= 0)
+		m->picked[best] = m->now++;
+	return best < 0 ? TLB_PICK_NONE : best;
 }
 
 static struct tlb_rng rng; /* seeded in main() */
@@ -585,19 +577,20 @@ rnd(uint32_t bound)
 	return tlb_rng_below(&rng, bound);
 }
 
-/* Every pick of jsq, jlq and jbsq must be the plain scan's (jlq up to
- * TLB_ORDER_CORES cores: the model's above, whose least loaded core is
- * the scan's too): random writes of every kind, one or many between two
- * picks, jumps of hundreds of requests either way and of seconds of work
- * (the keys saturate), at sizes around the 16-key chunks and the 64-bit
- * masks of the argmin. Half the picks are charged with the estimate
- * jlq foresees, as the datapath does, half with something else. */
+/* Every pick of jsq and jbsq must be the plain scan's, and every pick of
+ * jlq the model's above (whose least loaded core is the scan's too):
+ * random writes of every kind, one or many between two picks, jumps of
+ * hundreds of requests either way and of seconds of work (the keys
+ * saturate), at sizes around the 16-key chunks and the 64-bit masks of
+ * the argmin, jlq's list and its tree (and its levels). Half the picks
+ * are charged with the estimate jlq foresees, as the datapath does, half
+ * with something else. Midway, jlq's tree runs out of stamps. */
 static void
 test_argmin_matches_scan(void **state)
 {
 	static const char *const names[] = { "jsq", "jlq", "jbsq" };
-	static const uint32_t sizes[] = { 1, 2, 3, 5, 15, 16, 17, 63, 64, 65,
-					       100, 128, 129, 200,
+	static const uint32_t sizes[] = { 1, 2, 3, 5, 15, 16, 17, 32, 33, 63,
+					       64, 65, 100, 128, 129, 200,
 					       TLB_MAX_CORES };
 	struct tlb_policy_params pp;
 
@@ -608,13 +601,14 @@ test_argmin_matches_scan(void **state)
 		for (size_t b = 0; b < sizeof(sizes) / sizeof(sizes[0]); b++) {
 			uint32_t n = sizes[b];
 
-			bool ordered = strcmp(names[a], "jlq") == 0 &&
-				       n <= TLB_ORDER_CORES;
-			struct jlq_model m = { .fresh = true, .last = -1 };
+			bool ordered = strcmp(names[a], "jlq") == 0;
+			struct jlq_model m = { .fresh = true };
 			struct tlb_request_info req0 = { 0 };
 
 			make(names[a], n, &pp);
 			for (unsigned int step = 0; step < 4000; step++) {
+				if (step == 2000 && pol.order.leaves != 0)
+					pol.order.stamp = TLB_ORDER_STAMP_END - 3;
 				unsigned int writes = rnd(4) == 0 ?
 					1 + rnd(20) : rnd(2);
 
@@ -691,35 +685,6 @@ test_argmin_matches_scan(void **state)
 	}
 }
 
-/* jlq over TLB_ORDER_CORES cores (the scan) with one work estimate for
- * every request ties as jsq does, and then tries the rotating start
- * first (near_score); with work that varies it stops. Either way every
- * pick is the scan's. */
-static void
-test_jlq_near_follows_ties(void **state)
-{
-	(void)state;
-	make("jlq", 32, NULL);
-	for (unsigned int step = 0; step < 2000; step++) {
-		int want = ref_pick("jlq", 32, pol.cursor, 0);
-		int got = pick();
-
-		assert_int_equal(got, want);
-		tlb_lv_on_dispatch(&lv, (uint32_t)got, 1000);
-		if (step % 16 == 0)
-			tlb_lv_on_complete(&lv, rnd(32), 1, 1000);
-	}
-	assert_true(pol.near_score >= 8); /* on: ties are the rule */
-	for (unsigned int step = 0; step < 2000; step++) {
-		int want = ref_pick("jlq", 32, pol.cursor, 0);
-		int got = pick();
-
-		assert_int_equal(got, want);
-		tlb_lv_on_dispatch(&lv, (uint32_t)got, 1 + rnd(100000));
-	}
-	assert_true(pol.near_score < 8); /* off: minima are unique */
-}
-
 /* Loads of 2^32 - 2 ns of work and more tie: among them the order goes
  * round, the core further on is not taken over the one before it. */
 static void
@@ -739,41 +704,49 @@ test_jlq_saturated_keys_tie(void **state)
 	assert_int_equal(pick(), 0);
 }
 
-/* jlq up to TLB_ORDER_CORES cores with one work estimate for every
- * request goes round all the cores, in order from the cursor; charged
- * with what it foresees, the order is never sorted again. */
+/* jlq with one work estimate for every request goes round all the cores,
+ * in order from the cursor; charged with what it foresees, the order is
+ * never made again. The same in its list (16 cores) and its tree (40). */
 static void
 test_jlq_order_round(void **state)
 {
+	static const uint32_t sizes[] = { TLB_ORDER_CORES, 40 };
 	struct tlb_request_info req = { 0 };
 
 	(void)state;
-	make("jlq", 16, NULL);
-	pol.cursor = 5;
-	for (unsigned int step = 0; step < 160; step++) {
-		int got = pick();
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		uint32_t n = sizes[s];
+		uint8_t kind = n <= TLB_ORDER_CORES ? TLB_ORDER_LIST :
+						      TLB_ORDER_TREE;
 
-		assert_int_equal(got, (int)((5 + step) % 16));
-		tlb_lv_on_dispatch(&lv, (uint32_t)got,
-				   tlb_policy_work_estimate(&pol, &req));
-		if (step > 0)
-			assert_true(pol.order.pending &&
-				    pol.order.gen == lv.key_gen);
-	}
-	/* a view written elsewhere: sorted again, the idler core first */
-	tlb_lv_on_complete(&lv, 9, 3, 3000);
-	assert_int_equal(pick(), 9);
-	/* a pick not charged: sorted again, still the idlest */
-	assert_int_equal(pick(), 9);
-	for (int j = 0; j < 2; j++) { /* 8000, 9000 */
-		tlb_lv_on_dispatch(&lv, 9, 1000);
+		make("jlq", n, NULL);
+		pol.cursor = 5;
+		for (unsigned int step = 0; step < 10 * n; step++) {
+			int got = pick();
+
+			assert_int_equal(got, (int)((5 + step) % n));
+			tlb_lv_on_dispatch(&lv, (uint32_t)got,
+					   tlb_policy_work_estimate(&pol, &req));
+			if (step > 0)
+				assert_true(pol.order.pending == kind &&
+					    pol.order.gen == lv.key_gen);
+		}
+		/* a view written elsewhere: made again, the idler core
+		 * first */
+		tlb_lv_on_complete(&lv, 9, 3, 3000);
 		assert_int_equal(pick(), 9);
+		/* a pick not charged: made again, still the idlest */
+		assert_int_equal(pick(), 9);
+		for (int j = 0; j < 2; j++) { /* 8000, 9000 */
+			tlb_lv_on_dispatch(&lv, 9, 1000);
+			assert_int_equal(pick(), 9);
+		}
+		/* at 10000 it ties with all, and goes behind them */
+		tlb_lv_on_dispatch(&lv, 9, 1000);
+		assert_int_equal(pick(), 5);
+		tlb_lv_on_dispatch(&lv, 5, 1000);
+		assert_int_equal(pick(), 6);
 	}
-	/* at 10000 it ties with all, and goes behind them */
-	tlb_lv_on_dispatch(&lv, 9, 1000);
-	assert_int_equal(pick(), 5);
-	tlb_lv_on_dispatch(&lv, 5, 1000);
-	assert_int_equal(pick(), 6);
 }
 
 /* A policy over fewer cores than its view looks at its own cores only. */
@@ -821,7 +794,6 @@ main(void)
 		cmocka_unit_test(test_argmin_matches_scan),
 		cmocka_unit_test(test_jlq_saturated_keys_tie),
 		cmocka_unit_test(test_jlq_order_round),
-		cmocka_unit_test(test_jlq_near_follows_ties),
 		cmocka_unit_test(test_fewer_cores_than_view),
 	};
 
