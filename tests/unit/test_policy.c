@@ -704,6 +704,29 @@ test_jlq_saturated_keys_tie(void **state)
 	assert_int_equal(pick(), 0);
 }
 
+/* A pick from a saturated key, not charged, then one other write: the
+ * view moved by one write and the picked key is what was foreseen (it
+ * could not go up), yet the write was not that dispatch. The next pick
+ * must see it. List (2 cores) and tree (20). */
+static void
+test_jlq_saturated_pick_not_foreseen(void **state)
+{
+	static const uint32_t sizes[] = { 2, 20 };
+
+	(void)state;
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		make("jlq", sizes[s], NULL);
+		for (uint32_t i = 1; i < sizes[s]; i++)
+			tlb_lv_set_online(&lv, i, false);
+		load(0, 1, UINT32_MAX);
+		load(0, 1, UINT32_MAX);
+		assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
+		assert_int_equal(pick(), 0); /* the only one; not charged */
+		tlb_lv_set_online(&lv, 1, true);
+		assert_int_equal(pick(), 1);
+	}
+}
+
 /* jlq with one work estimate for every request goes round all the cores,
  * in order from the cursor; charged with what it foresees, the order is
  * never made again. The same in its list (16 cores) and its tree (40). */
@@ -794,6 +817,7 @@ main(void)
 		cmocka_unit_test(test_argmin_matches_scan),
 		cmocka_unit_test(test_jlq_saturated_keys_tie),
 		cmocka_unit_test(test_jlq_order_round),
+		cmocka_unit_test(test_jlq_saturated_pick_not_foreseen),
 		cmocka_unit_test(test_fewer_cores_than_view),
 	};
 
