@@ -11,7 +11,13 @@
 #   scripts/bench-dispatch.sh --smoke      seconds: checks that it all works
 #
 # Options: --reps N (5), --packets N (2000000), --out DIR (results),
-# --no-testpmd, --no-callgrind, --no-sweep, --testpmd-seconds S (3).
+# --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
+# --testpmd-seconds S (3).
+# The pairs: N times one repetition of turbolbd's request path (rr, jsq,
+# jlq) and right after it one of dpdk-testpmd macswap, each pair's ratio
+# taken on its own and the median reported, so that a change in what else
+# this machine runs between the two halves of the run does not skew the
+# ratio.
 # BUILD=DIR picks the build directory (default build/); BENCH_CPUS=0,7
 # (main lcore, dispatchers) and TESTPMD_LCORES=0,7 (main, forwarding) pin
 # both to chosen CPUs (default: 0 and 1). No speed is asserted anywhere:
@@ -26,6 +32,7 @@ smoke=0
 do_testpmd=1
 do_callgrind=1
 do_sweep=1
+do_pairs=1
 tp_secs=3
 cpus_arg=()
 [ -n "${BENCH_CPUS:-}" ] && cpus_arg=(--cpus "$BENCH_CPUS")
@@ -41,8 +48,9 @@ while [ $# -gt 0 ]; do
 	--no-testpmd) do_testpmd=0 ;;
 	--no-callgrind) do_callgrind=0 ;;
 	--no-sweep) do_sweep=0 ;;
+	--no-pairs) do_pairs=0 ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,20p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,26p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -175,6 +183,28 @@ elif [ $do_testpmd = 1 ]; then
 	echo "(dpdk-testpmd not installed: skipped)"
 fi
 
+: >"$work/pairs.jsonl"
+if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/null; then
+	step "pairs: turbolbd request path, then dpdk-testpmd macswap (net_ring), x $reps"
+	for r in $(seq "$reps"); do
+		"$bench" --cores 16 --dispatchers 1 --reps 1 --packets "$packets" \
+			--policies rr,jsq,jlq --modes request --no-baselines \
+			"${cpus_arg[@]}" --json "$work/pair-$r.json" >/dev/null
+		tp_run macswap ring "$r" >"$work/pair-tp-$r.json"
+		python3 - "$work/pair-$r.json" "$work/pair-tp-$r.json" "$r" \
+			>>"$work/pairs.jsonl" <<'PY'
+import json, sys
+tb, tp, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+for x in tb["results"]:
+    print(json.dumps({"rep": rep, "policy": x["policy"],
+                      "cpu_mpps": x["median_cpu_mpps"],
+                      "testpmd_cpu_mpps": tp.get("cpu_mpps")}))
+PY
+		tail -3 "$work/pairs.jsonl"
+		[ $smoke = 1 ] && break
+	done
+fi
+
 if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 	step "callgrind: instructions per packet (tlb_dp_poll and the forwarding loops only)"
 	mkdir -p "$work/cg" "$out/callgrind"
@@ -261,6 +291,17 @@ for label, ir in cg.items():  # windows only measured under callgrind
                      "median_mpps": None, "median_cpu_mpps": None, "ir_per_pkt": ir})
 
 tp_ms = {k: tp_median("macswap", "ring", k) for k in ("mpps", "cpu_mpps")}
+
+# The pairs: each rep's ratio on its own, then the median of those.
+pairs = [json.loads(l) for l in open(os.path.join(work, "pairs.jsonl")) if l.strip()]
+pair_sum = {}
+for pol in sorted({x["policy"] for x in pairs}):
+    rs = [x["cpu_mpps"] / x["testpmd_cpu_mpps"] for x in pairs
+          if x["policy"] == pol and x["cpu_mpps"] and x["testpmd_cpu_mpps"]]
+    if rs:
+        pair_sum[pol] = {"median_ratio": round(statistics.median(rs), 3),
+                         "min_ratio": round(min(rs), 3), "max_ratio": round(max(rs), 3),
+                         "pairs": len(rs)}
 def ratio(a, b):
     return round(a / b, 3) if a and b else None
 for r in rows:
@@ -284,7 +325,7 @@ machine = {
     "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
 }
 doc = {"machine": machine, "bench": {k: v for k, v in (main or {}).items() if k != "results"},
-       "results": rows, "testpmd": tp,
+       "results": rows, "testpmd": tp, "pairs": pairs, "pairs_summary": pair_sum,
        "testpmd_median": {"%s/%s" % (m, p): {k: tp_median(m, p, k) for k in ("mpps", "cpu_mpps")}
                           for m in ("macswap", "io") for p in ("ring", "null")},
        "note": "Mpps: wall clock; cpu_mpps: per second of the forwarding thread's CPU time "
@@ -330,6 +371,15 @@ for r in main_rows:
           f(r.get("ir_per_pkt"), "%8.0f"),
           f(ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"]) if tb else None, "%8.3f"),
           f(ratio(r.get("median_cpu_mpps"), bench_ms) if tb else None, "%8.3f")))
+if pair_sum:
+    print("\npairs (one turbolbd rep, then one testpmd macswap rep on net_ring; Mpps/CPU):")
+    print("%-12s %8s %8s %8s %6s   %s" % ("policy", "median", "min", "max", "pairs",
+                                        "ratio to testpmd macswap of its own pair"))
+    for pol in ("rr", "jsq", "jlq"):
+        if pol in pair_sum:
+            v = pair_sum[pol]
+            print("%-12s %8.3f %8.3f %8.3f %6d" % (pol, v["median_ratio"], v["min_ratio"],
+                                                  v["max_ratio"], v["pairs"]))
 if cg:
     print("\ninstructions per packet (callgrind), request mode, by host cores:")
     print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
