@@ -78,15 +78,26 @@ tree_restamp(struct tlb_order *o, uint32_t n)
 }
 
 /* The tree again from the view. A new view: stamps in rotation from the
- * cursor. Otherwise each core keeps its stamp, and so its place among
- * equal loads; a pick whose dispatch did not come as foreseen keeps the
- * stamp it was given, as if it had. */
+ * cursor, and every node built. Otherwise each core keeps its stamp, and
+ * so its place among equal loads (a pick whose dispatch did not come as
+ * foreseen keeps the stamp it was given, as if it had), and only the
+ * paths of the keys that changed are walked: after a burst of responses
+ * a few cores of many. */
 static __attribute__((noinline)) void
 tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 	  uint32_t cursor)
 {
-	uint64_t *leaf;
+	uint64_t *leaf = o->node + o->leaves;
 
+	if (o->lv == lv && o->stamp < TLB_ORDER_STAMP_END) {
+		for (uint32_t i = 0; i < n; i++)
+			if (tlb_order_key(leaf[i]) != lv->key_work[i])
+				tlb_order_set(o, i,
+					      (uint64_t)lv->key_work[i] << 32 |
+						      (uint32_t)leaf[i]);
+		o->pending = 0;
+		return;
+	}
 	if (o->lv != lv) {
 		o->leaves = 1;
 		o->depth = 0;
