@@ -11,11 +11,10 @@
  * from the load view whenever anything but that dispatch changed the view.
  * The pick is then the head, not a scan of the keys the last dispatch
  * wrote, so consecutive picks do not wait for each other
- * (docs/performance.md). Ties go to the core picked longest ago: a picked
- * core goes behind the others of its load, and making the order again
- * keeps the order of equal loads; the first order is the rotation from
- * the cursor. With prefer_running, jlq is the scan of tlb_argmin() (ties
- * rotate).
+ * (docs/performance.md). Ties go to the core picked longest ago (each
+ * pick takes a stamp); before the first pick the cores go in rotation
+ * from the cursor. With prefer_running, jlq is the scan of tlb_argmin()
+ * (ties rotate).
  */
 #include "order.h"
 #include "policy_impl.h"
