@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
 	--no-sweep) do_sweep=0 ;;
 	--no-pairs) do_pairs=0 ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,26p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,24p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
