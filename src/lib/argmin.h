@@ -129,8 +129,8 @@ tlb_keys_eq64(const uint32_t *key, uint32_t v)
  * near: try the start itself before the masks. Where ties are the rule
  * the start is the answer most of the time, and the branch that says so
  * lets the pick go on before the masks are made; where they are not, the
- * branch mispredicts. tlb_argmin() says when (for outstanding requests,
- * where ties are the rule). */
+ * branch mispredicts. tlb_argmin() uses it for outstanding requests,
+ * where ties are the rule. */
 static inline __attribute__((always_inline)) int
 tlb_keys_argmin(const uint32_t *key, uint32_t n, uint32_t start, bool near,
 		uint32_t *min_out)

@@ -47,13 +47,13 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	uint32_t best;
 	int best_i;
 
-	/* The common case: no prefer_running, a bound only on the metric
-	 * scanned, and a view of the policy's own size (the keys are
+	/* The common case: outstanding requests (jsq, jbsq; jlq keeps its
+	 * own order and scans only with prefer_running), no
+	 * prefer_running, and a view of the policy's own size (the keys are
 	 * scanned a line at a time, so a larger view's cores would be
 	 * seen). */
 	if (__builtin_expect(p->params.prefer_running ||
-				     (metric != TLB_METRIC_REQUESTS &&
-				      limit != UINT64_MAX) ||
+				     metric != TLB_METRIC_REQUESTS ||
 				     lv->n_cores != n, 0))
 		return tlb_argmin_slow(p, lv, metric, limit, any_eligible);
 	/* Rotating the scan's start makes ties go round the cores instead of
@@ -62,10 +62,7 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	/* On the view's dense keys, where a core out of rotation is
 	 * TLB_KEY_NONE: src/lib/argmin.h. jsq's loads tie as a rule, so
 	 * the start is tried first. */
-	if (metric == TLB_METRIC_REQUESTS)
-		best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
-	else
-		best_i = tlb_keys_argmin(lv->key_work, n, start, false, &best);
+	best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
 	*any_eligible = best_i >= 0;
 	/* The bound is on the metric: if the least loaded core is at it,
 	 * every core is. */

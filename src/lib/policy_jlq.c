@@ -77,26 +77,17 @@ tree_restamp(struct tlb_order *o, uint32_t n)
 }
 
 /* The tree again from the view. A new view: stamps in rotation from the
- * cursor, and every node built. Otherwise each core keeps its stamp, and
- * so its place among equal loads (a pick whose dispatch did not come as
- * foreseen keeps the stamp it was given, as if it had), and only the
- * paths of the keys that changed are walked: after a burst of responses
- * a few cores of many. */
+ * cursor, every node built; stamps run out: renewed, every node built.
+ * Then each core keeps its stamp, and so its place among equal loads (a
+ * pick whose dispatch did not come as foreseen keeps the stamp it was
+ * given, as if it had), and only the paths of the keys that changed are
+ * walked: after a burst of responses a few cores of many. */
 static __attribute__((noinline)) void
 tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 	  uint32_t cursor)
 {
-	uint64_t *leaf = o->node + o->leaves;
+	uint64_t *leaf;
 
-	if (o->lv == lv && o->stamp < TLB_ORDER_STAMP_END) {
-		for (uint32_t i = 0; i < n; i++)
-			if (tlb_order_key(leaf[i]) != lv->key_work[i])
-				tlb_order_set(o, i,
-					      (uint64_t)lv->key_work[i] << 32 |
-						      (uint32_t)leaf[i]);
-		o->pending = 0;
-		return;
-	}
 	if (o->lv != lv) {
 		o->leaves = 1;
 		o->depth = 0;
@@ -114,13 +105,16 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 			leaf[i] = UINT64_MAX;
 		o->stamp = n;
 		o->lv = lv;
-	}
-	if (o->stamp >= TLB_ORDER_STAMP_END)
+		tlb_order_build(o);
+	} else if (o->stamp >= TLB_ORDER_STAMP_END) {
 		tree_restamp(o, n);
+		tlb_order_build(o);
+	}
 	leaf = o->node + o->leaves;
 	for (uint32_t i = 0; i < n; i++)
-		leaf[i] = (uint64_t)lv->key_work[i] << 32 | (uint32_t)leaf[i];
-	tlb_order_build(o);
+		if (tlb_order_key(leaf[i]) != lv->key_work[i])
+			tlb_order_set(o, i, (uint64_t)lv->key_work[i] << 32 |
+						    (uint32_t)leaf[i]);
 	o->pending = 0;
 }
 
@@ -139,8 +133,8 @@ order_valid(const struct tlb_order *o, const struct tlb_load_view *lv,
 }
 
 /* Core i is picked; its dispatch will give it key x. (o->pending is
- * kind already on the fast path, which order_valid() let through: the
- * compiler cannot see that, so the store is left to the slow path.) */
+ * already the right kind on the fast path, which order_valid() let
+ * through; the slow path sets it.) */
 static inline __attribute__((always_inline)) int
 foresee(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t i,
 	uint32_t x)
@@ -188,17 +182,18 @@ jlq_pick_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 {
 	struct tlb_order *o = &p->order;
 	uint32_t n = p->n_cores, key, i;
+	uint8_t kind = n <= TLB_ORDER_CORES ? TLB_ORDER_LIST : TLB_ORDER_TREE;
 	uint64_t sum;
 
 	if (lv->n_cores != n || p->params.prefer_running)
 		return jlq_scan(p, lv);
-	if (n <= TLB_ORDER_CORES) {
-		if (!order_valid(o, lv, TLB_ORDER_LIST))
+	if (kind == TLB_ORDER_LIST) {
+		if (!order_valid(o, lv, kind))
 			list_sort(o, lv, n, p->cursor);
 		key = o->key[0];
 		i = o->id[0];
 	} else {
-		if (!order_valid(o, lv, TLB_ORDER_TREE) ||
+		if (!order_valid(o, lv, kind) ||
 		    o->stamp >= TLB_ORDER_STAMP_END)
 			tree_sort(o, lv, n, p->cursor);
 		key = tlb_order_key(o->node[1]);
@@ -211,14 +206,13 @@ jlq_pick_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 	sum = (uint64_t)key + tlb_policy_work_estimate(p, req);
 	if (sum > TLB_KEY_MAX)
 		sum = TLB_KEY_MAX;
-	int c = n <= TLB_ORDER_CORES ? list_pick(o, lv, (uint32_t)sum) :
-				       tree_pick(o, lv, i, (uint32_t)sum);
+	int c = kind == TLB_ORDER_LIST ? list_pick(o, lv, (uint32_t)sum) :
+					 tree_pick(o, lv, i, (uint32_t)sum);
 
 	/* A key already saturated stays as it is: its dispatch could not be
 	 * told from another write, so the next pick makes the order again
 	 * (the picked core has gone behind its equals all the same). */
-	o->pending = key == TLB_KEY_MAX ? 0 :
-		     n <= TLB_ORDER_CORES ? TLB_ORDER_LIST : TLB_ORDER_TREE;
+	o->pending = key == TLB_KEY_MAX ? 0 : kind;
 	return c;
 }
 
@@ -228,9 +222,9 @@ jlq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 {
 	struct tlb_order *o = &p->order;
 
-	/* Set by foresee() alone, which the slow path reaches only for a
-	 * view of the policy's size without prefer_running, with the list up
-	 * to TLB_ORDER_CORES cores and the tree over. One test for a head
+	/* pending is set by jlq_pick_slow() alone, and only for a view of
+	 * the policy's size without prefer_running, the list up to
+	 * TLB_ORDER_CORES cores and the tree over. One test for a head
 	 * out of rotation and a saturating key (and in the tree, one for the
 	 * stamps). */
 	if (__builtin_expect(order_valid(o, lv, TLB_ORDER_LIST), 1)) {

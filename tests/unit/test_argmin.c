@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests: the argmin over dense keys (src/lib/argmin.h) against a
  * plain scan, jlq's order step (src/lib/order.h) against a plain
- * insertion and its tree against a rebuild. Built twice: as the library is (SSE4.1 or NEON) and with
- * TLB_ARGMIN_PORTABLE (the plain C loops).
+ * insertion and its tree against a rebuild. Built twice: as the library
+ * is (SSE4.1 or NEON) and with TLB_ARGMIN_PORTABLE (the plain C loops).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,9 +151,9 @@ test_none_eligible(void **state)
 static void
 test_order_take(void **state)
 {
-	(void)state;
 	static struct tlb_order o;
 
+	(void)state;
 	for (unsigned int round = 0; round < 200000; round++) {
 		uint32_t want_key[TLB_ORDER_CORES];
 		uint8_t want_id[TLB_ORDER_CORES];
@@ -231,8 +231,6 @@ test_order_tree(void **state)
 				if (o.node[o.leaves + k] < least)
 					least = o.node[o.leaves + k];
 			assert_true(o.node[1] == least);
-			assert_int_equal(tlb_order_core(o.node[1]),
-					 tlb_order_core(least));
 			ref = o;
 			tlb_order_build(&ref);
 			assert_memory_equal(ref.node, o.node,
