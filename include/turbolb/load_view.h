@@ -145,6 +145,23 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 				  TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE);
 }
 
+/* tlb_lv_on_dispatch() for a caller that knows the work key the
+ * dispatch gives core i: key_work is core i's work key plus work_ns, and
+ * below TLB_KEY_MAX (jlq keeps its order of the keys exact with it). */
+static inline void
+tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i,
+		       uint32_t work_ns, uint32_t key_work)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint32_t kr = lv->key_req[i];
+
+	tlb_lv_store_u64(&c->sent, c->sent + 1);
+	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
+	lv->key_gen++;
+	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
+	lv->key_work[i] = key_work;
+}
+
 /* Counts n completions carrying work_ns of charged work in all. A
  * completion that would make outstanding negative (a duplicate, or a
  * response from before a reset) is clamped: it returns the number of

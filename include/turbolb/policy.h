@@ -51,15 +51,22 @@ struct tlb_policy_ops {
 	/* Returns a core index, TLB_PICK_HOLD or TLB_PICK_NONE. */
 	int (*pick)(struct tlb_policy *p, const struct tlb_load_view *lv,
 		    const struct tlb_request_info *req);
+	/* Optional: pick(), and on a core, its charge, as
+	 * tlb_policy_dispatch() would make them with pick() (the same pick,
+	 * the same view after it). For a policy that keeps something of the
+	 * view from one pick to the next: jlq keeps its order of the cores
+	 * exact through its own dispatches. */
+	int (*dispatch)(struct tlb_policy *p, struct tlb_load_view *lv,
+			const struct tlb_request_info *req, uint32_t work_ns);
 };
 
 /* jlq: the cores in order of outstanding work, kept from one pick to the
  * next (src/lib/order.h), the least loaded first and, among equal loads,
  * the core picked longest ago (before any pick: in rotation from the
- * cursor). A pick takes the first and puts it back where the key its
- * dispatch will give it goes; the next pick trusts the order only if the
- * view's key_gen moved by exactly that dispatch and the key is what was
- * foreseen, otherwise the order is made again from the view.
+ * cursor). A pick takes the first and puts it back where its key goes:
+ * the key the dispatch gives it, or its own key for a pick not charged
+ * (behind its equals). The order is exact for the view lv at key_gen ==
+ * gen, and made again from the view whenever anything else wrote a key.
  *
  * Up to TLB_ORDER_CORES cores, a sorted list: key[j] is the view's work
  * key of core id[j], ascending; lanes from n_cores on hold TLB_KEY_NONE;
@@ -77,12 +84,9 @@ struct tlb_order {
 	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	const struct tlb_load_view *lv; /* the view it was made from */
-	uint64_t gen;      /* lv->key_gen expected at the next pick */
-	uint32_t last;     /* the core of the foreseen dispatch */
-	uint32_t last_key; /* and its work key after it */
-	/* a dispatch is foreseen (last, last_key, gen), of the list or of
-	 * the tree: TLB_ORDER_LIST, TLB_ORDER_TREE; 0: none */
-	uint8_t pending;
+	uint64_t gen;      /* lv->key_gen for which it is exact */
+	/* TLB_ORDER_LIST or TLB_ORDER_TREE, set with lv; 0 before */
+	uint8_t kind;
 	uint64_t stamp;    /* the next pick's */
 	uint64_t picked[TLB_ORDER_CORES];
 	uint32_t leaves;   /* tree: a power of 2 >= n_cores */
@@ -136,6 +140,24 @@ tlb_policy_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 		const struct tlb_request_info *req)
 {
 	return p->ops->pick(p, lv, req);
+}
+
+/* The pick, charged to its core with work_ns (tlb_lv_on_dispatch()) when
+ * it is one: what a dispatcher does with every new request. Returns what
+ * tlb_policy_pick() would. */
+static inline int
+tlb_policy_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
+		    const struct tlb_request_info *req, uint32_t work_ns)
+{
+	const struct tlb_policy_ops *ops = p->ops;
+	int core;
+
+	if (ops->dispatch != NULL)
+		return ops->dispatch(p, lv, req, work_ns);
+	core = ops->pick(p, lv, req);
+	if (core >= 0)
+		tlb_lv_on_dispatch(lv, (uint32_t)core, work_ns);
+	return core;
 }
 
 /* The work charged to a request: its hint when it has one, else the

@@ -6,11 +6,13 @@
  *
  * jlq keeps the cores in order of outstanding work (struct tlb_order,
  * src/lib/order.h): a sorted list up to TLB_ORDER_CORES cores, a
- * tournament tree over that. A pick is the first core, and the order is
- * changed at once as its dispatch will change the view; it is made again
- * from the load view whenever anything but that dispatch changed the view.
- * The pick is then the head, not a scan of the keys the last dispatch
- * wrote, so consecutive picks do not wait for each other
+ * tournament tree over that. Its dispatch (the pick and the charge
+ * together, as the datapath calls it) takes the first core, moves it where
+ * the key the request gives it goes, and writes the same key into the
+ * view, so the order stays exact; it is made again from the load view
+ * whenever anything else wrote a key. The pick is then the head, not a
+ * scan of the keys the last dispatch wrote, and consecutive picks neither
+ * wait for each other nor check what the last one left
  * (docs/performance.md). Ties go to the core picked longest ago (each
  * pick takes a stamp); before the first pick the cores go in rotation
  * from the cursor. With prefer_running, jlq is the scan of tlb_argmin()
@@ -35,6 +37,7 @@ list_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 		}
 		o->stamp = TLB_ORDER_CORES;
 		o->lv = lv;
+		o->kind = TLB_ORDER_LIST;
 	}
 	for (uint32_t j = 0; j < TLB_ORDER_CORES; j++) {
 		uint8_t id = o->id[j];
@@ -51,7 +54,7 @@ list_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 		o->key[at] = key;
 		o->id[at] = id;
 	}
-	o->pending = 0;
+	o->gen = lv->key_gen;
 }
 
 /* ---- over TLB_ORDER_CORES cores: the tree ---- */
@@ -78,10 +81,9 @@ tree_restamp(struct tlb_order *o, uint32_t n)
 
 /* The tree again from the view. A new view: stamps in rotation from the
  * cursor, every node built; stamps run out: renewed, every node built.
- * Then each core keeps its stamp, and so its place among equal loads (a
- * pick whose dispatch did not come as foreseen keeps the stamp it was
- * given, as if it had), and only the paths of the keys that changed are
- * walked: after a burst of responses a few cores of many. */
+ * Then each core keeps its stamp, and so its place among equal loads, and
+ * only the paths of the keys that changed are walked: after a burst of
+ * responses a few cores of many. */
 static __attribute__((noinline)) void
 tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 	  uint32_t cursor)
@@ -105,6 +107,7 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 			leaf[i] = UINT64_MAX;
 		o->stamp = n;
 		o->lv = lv;
+		o->kind = TLB_ORDER_TREE;
 		tlb_order_build(o);
 	} else if (o->stamp >= TLB_ORDER_STAMP_END) {
 		tree_restamp(o, n);
@@ -115,52 +118,33 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 		if (tlb_order_key(leaf[i]) != lv->key_work[i])
 			tlb_order_set(o, i, (uint64_t)lv->key_work[i] << 32 |
 						    (uint32_t)leaf[i]);
-	o->pending = 0;
+	o->gen = lv->key_gen;
 }
 
 /* ---- the pick ---- */
 
-/* The view moved by exactly the dispatch the last pick, of the list or
- * the tree (kind), foresaw: one key write, and the key foreseen. Sound
- * because that dispatch changes the key (a work estimate is never 0),
- * except at saturation, which jlq_pick_slow() does not foresee. */
+/* The order is exact for the view as it is: made from it, and no key was
+ * written since but by jlq's own dispatches. (kind is set with lv, and
+ * is the same for every order of a policy.) */
 static inline bool
-order_valid(const struct tlb_order *o, const struct tlb_load_view *lv,
-	    uint8_t kind)
+order_exact(const struct tlb_order *o, const struct tlb_load_view *lv)
 {
-	return o->pending == kind && o->lv == lv && lv->key_gen == o->gen &&
-	       lv->key_work[o->last] == o->last_key;
+	return o->gen == lv->key_gen && o->lv == lv;
 }
 
-/* Core i is picked; its dispatch will give it key x. (o->pending is
- * already the right kind on the fast path, which order_valid() let
- * through; the slow path sets it.) */
-static inline __attribute__((always_inline)) int
-foresee(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t i,
-	uint32_t x)
+/* The head, core i, goes on with key x (at least its own) and a stamp
+ * newer than any other: behind every core of key <= x. */
+static inline __attribute__((always_inline)) void
+list_move(struct tlb_order *o, uint32_t i, uint32_t x)
 {
-	o->last = i;
-	o->last_key = x;
-	o->gen = lv->key_gen + 1;
-	return (int)i;
-}
-
-static inline __attribute__((always_inline)) int
-list_pick(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t x)
-{
-	uint32_t i = o->id[0];
-
 	tlb_order_take(o, x);
 	o->picked[i] = o->stamp++;
-	return foresee(o, lv, i, x);
 }
 
-static inline __attribute__((always_inline)) int
-tree_pick(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t i,
-	  uint32_t x)
+static inline __attribute__((always_inline)) void
+tree_move(struct tlb_order *o, uint32_t i, uint32_t x)
 {
 	tlb_order_set(o, i, tlb_order_value(x, (uint32_t)o->stamp++, i));
-	return foresee(o, lv, i, x);
 }
 
 static inline int
@@ -172,83 +156,130 @@ jlq_scan(struct tlb_policy *p, const struct tlb_load_view *lv)
 	return i < 0 ? TLB_PICK_NONE : i;
 }
 
-/* Everything but the common pick, out of line so that it calls nothing:
- * the scan's cases, an order to make again, stamps to renew, a head out
- * of rotation (TLB_KEY_NONE: no core is eligible) and a key that
- * saturates. */
+/* The pick of pick() and of every dispatch but the common one, out of
+ * line so that the common one calls nothing: the order made again if it
+ * is not exact (stamps renewed in the tree), the head's key plus add
+ * (saturated) as its new key; a head out of rotation (TLB_KEY_NONE) is
+ * no core at all. *ordered: the pick came from the order, not the scan
+ * (prefer_running, or a view of another size). */
 static __attribute__((noinline)) int
-jlq_pick_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
-	      const struct tlb_request_info *req)
+jlq_pick_order(struct tlb_policy *p, const struct tlb_load_view *lv,
+	       uint32_t add, bool *ordered)
 {
 	struct tlb_order *o = &p->order;
 	uint32_t n = p->n_cores, key, i;
-	uint8_t kind = n <= TLB_ORDER_CORES ? TLB_ORDER_LIST : TLB_ORDER_TREE;
-	uint64_t sum;
+	uint64_t x;
 
-	if (lv->n_cores != n || p->params.prefer_running)
+	*ordered = lv->n_cores == n && !p->params.prefer_running;
+	if (!*ordered)
 		return jlq_scan(p, lv);
-	if (kind == TLB_ORDER_LIST) {
-		if (!order_valid(o, lv, kind))
+	if (n <= TLB_ORDER_CORES) {
+		if (!order_exact(o, lv))
 			list_sort(o, lv, n, p->cursor);
 		key = o->key[0];
 		i = o->id[0];
 	} else {
-		if (!order_valid(o, lv, kind) ||
-		    o->stamp >= TLB_ORDER_STAMP_END)
+		if (!order_exact(o, lv) || o->stamp >= TLB_ORDER_STAMP_END)
 			tree_sort(o, lv, n, p->cursor);
 		key = tlb_order_key(o->node[1]);
 		i = tlb_order_core(o->node[1]);
 	}
-	if (key == TLB_KEY_NONE) {
-		o->pending = 0; /* nothing foreseen */
+	if (key == TLB_KEY_NONE)
 		return TLB_PICK_NONE;
-	}
-	sum = (uint64_t)key + tlb_policy_work_estimate(p, req);
-	if (sum > TLB_KEY_MAX)
-		sum = TLB_KEY_MAX;
-	int c = kind == TLB_ORDER_LIST ? list_pick(o, lv, (uint32_t)sum) :
-					 tree_pick(o, lv, i, (uint32_t)sum);
-
-	/* A key already saturated stays as it is: its dispatch could not be
-	 * told from another write, so the next pick makes the order again
-	 * (the picked core has gone behind its equals all the same). */
-	o->pending = key == TLB_KEY_MAX ? 0 : kind;
-	return c;
+	x = (uint64_t)key + add;
+	if (x > TLB_KEY_MAX)
+		x = TLB_KEY_MAX;
+	if (o->kind == TLB_ORDER_LIST)
+		list_move(o, i, (uint32_t)x);
+	else
+		tree_move(o, i, (uint32_t)x);
+	return (int)i;
 }
 
+/* pick() alone changes no key: the head goes behind its equals, and the
+ * order stays exact. */
 static int
 jlq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
+	bool ordered;
+
+	(void)req;
+	return jlq_pick_order(p, lv, 0, &ordered);
+}
+
+/* The head's dispatch, its key x foreseen: what tlb_lv_on_dispatch()
+ * would write. The order was moved with it, so it stays exact. */
+static inline __attribute__((always_inline)) int
+charge_head(struct tlb_order *o, struct tlb_load_view *lv, uint32_t i,
+	    uint32_t work_ns, uint32_t x)
+{
+	tlb_lv_on_dispatch_key(lv, i, work_ns, x);
+	o->gen = lv->key_gen;
+	return (int)i;
+}
+
+/* Every dispatch but the common one, out of line (the fast path then
+ * saves no registers): the pick, its charge, and the order exact again
+ * if the pick came from it, for the view took the key the head was moved
+ * with. */
+static __attribute__((noinline)) int
+jlq_dispatch_slow(struct tlb_policy *p, struct tlb_load_view *lv,
+		  uint32_t work_ns)
+{
+	bool ordered;
+	int c = jlq_pick_order(p, lv, work_ns, &ordered);
+
+	if (c >= 0) {
+		tlb_lv_on_dispatch(lv, (uint32_t)c, work_ns);
+		if (ordered)
+			p->order.gen = lv->key_gen;
+	}
+	return c;
+}
+
+/* Nearly every request: the order is exact, the head takes the request
+ * and goes on with its key plus work_ns (the list's step, or the tree's
+ * path), and the view gets the same key, so the next pick trusts the
+ * order again without looking at the keys. A key that would saturate,
+ * and in the tree stamps to renew, go the long way. */
+static int
+jlq_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
+	     const struct tlb_request_info *req, uint32_t work_ns)
+{
 	struct tlb_order *o = &p->order;
 
-	/* pending is set by jlq_pick_slow() alone, and only for a view of
-	 * the policy's size without prefer_running, the list up to
-	 * TLB_ORDER_CORES cores and the tree over. One test for a head
-	 * out of rotation and a saturating key (and in the tree, one for the
-	 * stamps). */
-	if (__builtin_expect(order_valid(o, lv, TLB_ORDER_LIST), 1)) {
-		uint64_t sum = (uint64_t)o->key[0] +
-			       tlb_policy_work_estimate(p, req);
+	(void)req;
+	if (__builtin_expect(order_exact(o, lv), 1)) {
+		if (o->kind == TLB_ORDER_LIST) {
+			uint64_t x = (uint64_t)o->key[0] + work_ns;
+			uint32_t i = o->id[0];
 
-		if (__builtin_expect(sum < TLB_KEY_MAX, 1))
-			return list_pick(o, lv, (uint32_t)sum);
-	} else if (__builtin_expect(order_valid(o, lv, TLB_ORDER_TREE), 1)) {
-		uint64_t root = o->node[1];
-		uint64_t sum = (uint64_t)tlb_order_key(root) +
-			       tlb_policy_work_estimate(p, req);
+			if (__builtin_expect(x < TLB_KEY_MAX, 1)) {
+				list_move(o, i, (uint32_t)x);
+				return charge_head(o, lv, i, work_ns,
+						   (uint32_t)x);
+			}
+		} else {
+			uint64_t root = o->node[1];
+			uint64_t x = (uint64_t)tlb_order_key(root) + work_ns;
+			uint32_t i = tlb_order_core(root);
 
-		if (__builtin_expect(sum < TLB_KEY_MAX &&
-					     o->stamp < TLB_ORDER_STAMP_END,
-				     1))
-			return tree_pick(o, lv, tlb_order_core(root),
-					 (uint32_t)sum);
+			if (__builtin_expect(x < TLB_KEY_MAX &&
+						     o->stamp < TLB_ORDER_STAMP_END,
+					     1)) {
+				tree_move(o, i, (uint32_t)x);
+				return charge_head(o, lv, i, work_ns,
+						   (uint32_t)x);
+			}
+		}
 	}
-	return jlq_pick_slow(p, lv, req);
+	return jlq_dispatch_slow(p, lv, work_ns);
 }
 
 const struct tlb_policy_ops tlb_policy_jlq = {
 	.name = "jlq",
 	.summary = "least outstanding work (service-time hints)",
 	.pick = jlq_pick,
+	.dispatch = jlq_dispatch,
 };

@@ -335,13 +335,11 @@ pick_and_send(struct sim *s, uint32_t ri)
 		.svc_hint_ns = q->svc,
 		.svc_class = 0,
 	};
-	int c = tlb_policy_pick(&s->pol, s->lv, &info);
-	uint32_t work;
+	uint32_t work = tlb_policy_work_estimate(&s->pol, &info);
+	int c = tlb_policy_dispatch(&s->pol, s->lv, &info, work);
 
 	if (c < 0)
 		return c;
-	work = tlb_policy_work_estimate(&s->pol, &info);
-	tlb_lv_on_dispatch(s->lv, (uint32_t)c, work);
 	q->core = (uint16_t)c;
 	q->work = work;
 	send_to_host(s, ri);

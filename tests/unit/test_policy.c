@@ -577,14 +577,48 @@ rnd(uint32_t bound)
 	return tlb_rng_below(&rng, bound);
 }
 
+/* Core lines as they were before a dispatch (save_lines()), and what
+ * the dispatch that picked got must have left in the view (key_gen was
+ * gen before it): one more request of work_ns at got and its keys as
+ * tlb_lv_refresh() makes them, or, for no core, nothing at all. */
+static struct tlb_core_load lines_before[TLB_MAX_CORES];
+
+static void
+save_lines(void)
+{
+	memcpy(lines_before, lv.core, sizeof(lines_before));
+}
+
+static void
+check_charged(int got, uint32_t work_ns, uint64_t gen)
+{
+	if (got < 0) {
+		assert_true(lv.key_gen == gen);
+		assert_memory_equal(lv.core, lines_before, sizeof(lines_before));
+		return;
+	}
+
+	uint32_t i = (uint32_t)got;
+	const struct tlb_core_load *c = &lv.core[i];
+	uint32_t mask = tlb_lv_eligible(&lv, i) ? 0 : UINT32_MAX;
+
+	assert_true(lv.key_gen == gen + 1);
+	assert_true(c->sent == lines_before[i].sent + 1);
+	assert_true(c->sent_work_ns == lines_before[i].sent_work_ns + work_ns);
+	assert_int_equal(lv.key_req[i], tlb_lv_key(c->sent - c->completed, mask));
+	assert_int_equal(lv.key_work[i],
+			 tlb_lv_key(c->sent_work_ns - c->completed_work_ns, mask));
+}
+
 /* Every pick of jsq and jbsq must be the plain scan's, and every pick of
  * jlq the model's above (whose least loaded core is the scan's too):
  * random writes of every kind, one or many between two picks, jumps of
  * hundreds of requests either way and of seconds of work (the keys
  * saturate), at sizes around the 16-key chunks and the 64-bit masks of
  * the argmin, jlq's list and its tree (and its levels). Half the picks
- * are charged with the estimate jlq foresees, as the datapath does, half
- * with something else. Midway, jlq's tree runs out of stamps. */
+ * are dispatches, as the datapath makes them, each checked to have
+ * charged its core and nothing else; the others are pick() alone or
+ * pick() and a charge by hand. Midway, jlq's tree runs out of stamps. */
 static void
 test_argmin_matches_scan(void **state)
 {
@@ -670,16 +704,27 @@ test_argmin_matches_scan(void **state)
 						assert_true(model_key((uint32_t)want, n) ==
 							    model_key((uint32_t)scan, n));
 				}
-				got = pick();
+				/* pick() alone, pick() and a charge by hand,
+				 * or (half the time) the dispatch */
+				unsigned int how = rnd(4);
+				uint32_t work = 1 + rnd(5000);
+				uint64_t gen = lv.key_gen;
+
+				if (how < 2) {
+					got = pick();
+				} else {
+					save_lines();
+					got = tlb_policy_dispatch(&pol, &lv, &req0,
+								  work);
+				}
 				if (got != want)
 					fail_msg("%s, %u cores, step %u: picked %d, the %s says %d",
 						 names[a], n, step, got,
 						 ordered ? "model" : "scan", want);
-				/* as the datapath does: charge the pick */
-				if (got >= 0 && rnd(3) != 0)
-					tlb_lv_on_dispatch(&lv, (uint32_t)got,
-							   rnd(2) ? tlb_policy_work_estimate(&pol, &req0) :
-								    1 + rnd(5000));
+				if (how == 1 && got >= 0)
+					tlb_lv_on_dispatch(&lv, (uint32_t)got, work);
+				if (how >= 2)
+					check_charged(got, work, gen);
 			}
 		}
 	}
@@ -704,32 +749,96 @@ test_jlq_saturated_keys_tie(void **state)
 	assert_int_equal(pick(), 0);
 }
 
-/* A pick from a saturated key, not charged, then one other write: the
- * view moved by one write and the picked key is what was foreseen (it
- * could not go up), yet the write was not that dispatch. The next pick
- * must see it. List (2 cores) and tree (20). */
+/* A pick from a saturated key, or its dispatch, which leaves the key as
+ * it is, then one other write: the next pick must see that write. List
+ * (2 cores) and tree (20). */
 static void
-test_jlq_saturated_pick_not_foreseen(void **state)
+test_jlq_saturated_pick_then_write(void **state)
 {
 	static const uint32_t sizes[] = { 2, 20 };
+	struct tlb_request_info req = { 0 };
 
 	(void)state;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
-		make("jlq", sizes[s], NULL);
-		for (uint32_t i = 1; i < sizes[s]; i++)
-			tlb_lv_set_online(&lv, i, false);
-		load(0, 1, UINT32_MAX);
-		load(0, 1, UINT32_MAX);
-		assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
-		assert_int_equal(pick(), 0); /* the only one; not charged */
-		tlb_lv_set_online(&lv, 1, true);
-		assert_int_equal(pick(), 1);
+		for (int charged = 0; charged < 2; charged++) {
+			make("jlq", sizes[s], NULL);
+			for (uint32_t i = 1; i < sizes[s]; i++)
+				tlb_lv_set_online(&lv, i, false);
+			load(0, 1, UINT32_MAX);
+			load(0, 1, UINT32_MAX);
+			assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
+			/* the only one */
+			assert_int_equal(charged ?
+				tlb_policy_dispatch(&pol, &lv, &req, 1000) :
+				pick(), 0);
+			assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
+			tlb_lv_set_online(&lv, 1, true);
+			assert_int_equal(pick(), 1);
+		}
 	}
 }
 
-/* jlq with one work estimate for every request goes round all the cores,
- * in order from the cursor; charged with what it foresees, the order is
- * never made again. The same in its list (16 cores) and its tree (40). */
+/* Every policy's dispatch picks what pick() picks and charges the view
+ * as tlb_lv_on_dispatch() does: two copies of the same policy and view,
+ * one dispatched, one picked and charged by hand, stay the same view
+ * through random loads and completions. */
+static void
+test_dispatch_is_pick_and_charge(void **state)
+{
+	static struct tlb_load_view lv2;
+	static struct tlb_policy pol2;
+
+	(void)state;
+	for (unsigned int t = 0; tlb_policies[t] != NULL; t++) {
+		const char *name = tlb_policies[t]->name;
+
+		for (uint32_t n = 3; n <= 40; n += 37) {
+			make(name, n, NULL);
+			lv2 = lv;
+			pol2 = pol;
+			for (unsigned int step = 0; step < 600; step++) {
+				struct tlb_flow_key k = flow(IP(10, 0, 0, step % 7),
+							     IP(10, 0, 1, 1),
+							     (uint16_t)(1000 + step % 13),
+							     9000);
+				struct tlb_request_info req = {
+					.key = &k,
+					.svc_hint_ns = step % 3 ? 0 : 100 + 7 * step,
+					.svc_class = (uint16_t)(step % 2),
+				};
+				uint32_t work = tlb_policy_work_estimate(&pol, &req);
+				int a = tlb_policy_dispatch(&pol, &lv, &req, work);
+				int b = tlb_policy_pick(&pol2, &lv2, &req);
+
+				assert_int_equal(a, b);
+				if (b >= 0)
+					tlb_lv_on_dispatch(&lv2, (uint32_t)b, work);
+				if (step % 5 == 4) {
+					uint32_t i = step % n;
+
+					tlb_lv_on_complete(&lv, i, 1, 700);
+					tlb_lv_on_complete(&lv2, i, 1, 700);
+				}
+				if (step % 97 == 50) {
+					tlb_lv_set_online(&lv, step % n, false);
+					tlb_lv_set_online(&lv2, step % n, false);
+				}
+				if (step % 97 == 90) {
+					tlb_lv_set_online(&lv, (step - 40) % n, true);
+					tlb_lv_set_online(&lv2, (step - 40) % n, true);
+				}
+				if (memcmp(&lv, &lv2, sizeof(lv)) != 0)
+					fail_msg("%s, %u cores, step %u: the views differ",
+						 name, n, step);
+			}
+		}
+	}
+}
+
+/* jlq dispatching one work estimate for every request goes round all the
+ * cores, in order from the cursor, and its order stays exact through its
+ * own dispatches and through a pick() alone. The same in its list (16
+ * cores) and its tree (40). */
 static void
 test_jlq_order_round(void **state)
 {
@@ -745,20 +854,19 @@ test_jlq_order_round(void **state)
 		make("jlq", n, NULL);
 		pol.cursor = 5;
 		for (unsigned int step = 0; step < 10 * n; step++) {
-			int got = pick();
+			int got = tlb_policy_dispatch(&pol, &lv, &req,
+						      tlb_policy_work_estimate(&pol, &req));
 
 			assert_int_equal(got, (int)((5 + step) % n));
-			tlb_lv_on_dispatch(&lv, (uint32_t)got,
-					   tlb_policy_work_estimate(&pol, &req));
-			if (step > 0)
-				assert_true(pol.order.pending == kind &&
-					    pol.order.gen == lv.key_gen);
+			assert_true(pol.order.kind == kind &&
+				    pol.order.gen == lv.key_gen);
 		}
 		/* a view written elsewhere: made again, the idler core
 		 * first */
 		tlb_lv_on_complete(&lv, 9, 3, 3000);
 		assert_int_equal(pick(), 9);
-		/* a pick not charged: made again, still the idlest */
+		assert_true(pol.order.gen == lv.key_gen);
+		/* a pick not charged changes no key: still the idlest */
 		assert_int_equal(pick(), 9);
 		for (int j = 0; j < 2; j++) { /* 8000, 9000 */
 			tlb_lv_on_dispatch(&lv, 9, 1000);
@@ -770,6 +878,29 @@ test_jlq_order_round(void **state)
 		tlb_lv_on_dispatch(&lv, 5, 1000);
 		assert_int_equal(pick(), 6);
 	}
+}
+
+/* jlq dispatching into a view of another size (the scan) keeps nothing
+ * of it for the view its order was made from: that view's key_gen coming
+ * round to the other's must not pass for its own. */
+static void
+test_jlq_two_views(void **state)
+{
+	static struct tlb_load_view big;
+	struct tlb_request_info req = { 0 };
+
+	(void)state;
+	make("jlq", 4, NULL);
+	tlb_lv_init(&big, 8);
+	for (int j = 0; j < 8; j++)
+		assert_true(tlb_policy_dispatch(&pol, &lv, &req, 1000) >= 0);
+	/* the order of lv is exact; now a write it did not make: core 2
+	 * is the idlest */
+	tlb_lv_on_complete(&lv, 2, 2, 2000);
+	assert_true(big.key_gen < lv.key_gen);
+	while (big.key_gen < lv.key_gen)
+		assert_true(tlb_policy_dispatch(&pol, &big, &req, 1000) >= 0);
+	assert_int_equal(pick(), 2);
 }
 
 /* A policy over fewer cores than its view looks at its own cores only. */
@@ -817,7 +948,9 @@ main(void)
 		cmocka_unit_test(test_argmin_matches_scan),
 		cmocka_unit_test(test_jlq_saturated_keys_tie),
 		cmocka_unit_test(test_jlq_order_round),
-		cmocka_unit_test(test_jlq_saturated_pick_not_foreseen),
+		cmocka_unit_test(test_jlq_saturated_pick_then_write),
+		cmocka_unit_test(test_dispatch_is_pick_and_charge),
+		cmocka_unit_test(test_jlq_two_views),
 		cmocka_unit_test(test_fewer_cores_than_view),
 	};
 
