@@ -188,18 +188,24 @@ enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
 static __rte_always_inline enum steer_result
 steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	  const struct tlb_request_info *req, const struct tlb_parsed *p,
-	  bool from_fifo, bool fifo_waits, uint64_t now_ns, int *core_out)
+	  bool from_fifo, bool fifo_waits, bool own, uint64_t now_ns,
+	  int *core_out)
 {
 	int core;
 
 	if (unlikely(fifo_waits))
 		return STEER_HOLD;
 
-	/* before the pick, which changes nothing it reads, so that it is
-	 * at hand after the call */
+	/* charged to the core with the pick, and stamped into the frame */
 	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
 
-	core = tlb_policy_pick(&dp->policy, dp->lv, req);
+	/* The policy's own dispatch (jlq: the pick and the charge, which
+	 * keep its order exact), or its pick, charged below. own is
+	 * dp->own_dispatch, a constant in the request loop. */
+	if (own)
+		core = dp->policy.ops->dispatch(&dp->policy, dp->lv, req, work);
+	else
+		core = tlb_policy_pick(&dp->policy, dp->lv, req);
 	if (unlikely(core < 0)) { /* one test for both */
 		if (core == TLB_PICK_HOLD)
 			return STEER_HOLD;
@@ -211,7 +217,8 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		tlb_rpc_stamp_fast(rte_pktmbuf_mtod(m, void *), work);
 	else
 		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
-	tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
+	if (!own)
+		tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
 	set_charge(m, (uint64_t)work + 1);
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
 		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
@@ -254,7 +261,8 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	};
 
 	r = steer_new(dp, m, &req, p, from_fifo,
-		      !from_fifo && !fifo_empty(&dp->fifo), now_ns, &core);
+		      !from_fifo && !fifo_empty(&dp->fifo), dp->own_dispatch,
+		      now_ns, &core);
 	if (r == STEER_SENT && multi)
 		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
 			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
@@ -270,7 +278,7 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
  * like the trailing bytes the full parser accepts after linearizing. */
 static __rte_always_inline bool
 steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
-	   bool fifo_waits, bool flow_key, uint64_t now_ns,
+	   bool fifo_waits, bool flow_key, bool own, uint64_t now_ns,
 	   enum steer_result *r)
 {
 	struct tlb_req_fast rq;
@@ -287,7 +295,7 @@ steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
 		.svc_class = rq.svc_class,
 	};
 
-	*r = steer_new(dp, m, &req, NULL, from_fifo, fifo_waits, now_ns,
+	*r = steer_new(dp, m, &req, NULL, from_fifo, fifo_waits, own, now_ns,
 		       &core);
 	return true;
 }
@@ -325,17 +333,17 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 	return true;
 }
 
-/* flow_key: dp->flow_key; *fifo_waits: the FIFO is not empty; both kept
- * by the caller for a burst, and *fifo_waits read again here when m went
- * to the FIFO (or was dropped at its door). */
+/* flow_key, own: dp->flow_key, dp->own_dispatch; *fifo_waits: the FIFO
+ * is not empty; all kept by the caller for a burst, and *fifo_waits read
+ * again here when m went to the FIFO (or was dropped at its door). */
 static __rte_always_inline void
-from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key,
+from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key, bool own,
 	    bool *fifo_waits, uint64_t now_ns)
 {
 	struct tlb_parsed p;
 	enum steer_result r;
 
-	if (steer_fast(dp, m, false, *fifo_waits, flow_key, now_ns, &r)) {
+	if (steer_fast(dp, m, false, *fifo_waits, flow_key, own, now_ns, &r)) {
 		if (r == STEER_HOLD) {
 			hold(dp, m);
 			*fifo_waits = !fifo_empty(&dp->fifo);
@@ -381,8 +389,8 @@ drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
 
 		/* It parsed when it came in, the fast way or the general
 		 * one; the frame is unchanged. */
-		if (!steer_fast(dp, m, true, false, dp->flow_key, now_ns,
-				&r)) {
+		if (!steer_fast(dp, m, true, false, dp->flow_key,
+				dp->own_dispatch, now_ns, &r)) {
 			tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
 					rte_pktmbuf_data_len(m),
 					&dp->parse_opts, &p);
@@ -579,20 +587,20 @@ tlb_dp_flush(struct tlb_dp *dp)
 
 /* The requests of a burst, the prefetches PREFETCH_AHEAD frames ahead,
  * the loop split where they end so that the requests before do not test
- * for it. flow_key is a constant in each of the two callers. */
+ * for it. flow_key and own are constants in each of the callers. */
 static __rte_always_inline void
 uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
-	    bool flow_key, uint64_t now_ns)
+	    bool flow_key, bool own, uint64_t now_ns)
 {
 	bool waits = !fifo_empty(&dp->fifo);
 	uint16_t i = 0;
 
 	for (; i + PREFETCH_AHEAD < n; i++) {
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
-		from_uplink(dp, pkts[i], flow_key, &waits, now_ns);
+		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
 	}
 	for (; i < n; i++)
-		from_uplink(dp, pkts[i], flow_key, &waits, now_ns);
+		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
 }
 
 /* A burst from the uplink. Not inlined into the poll loop: the request
@@ -608,10 +616,12 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 		rte_prefetch0(pkts[i]);
 	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
 		prefetch_frame(pkts[i]);
-	if (likely(!dp->flow_key))
-		uplink_loop(dp, pkts, n, false, now_ns);
+	if (unlikely(dp->flow_key))
+		uplink_loop(dp, pkts, n, true, dp->own_dispatch, now_ns);
+	else if (dp->own_dispatch)
+		uplink_loop(dp, pkts, n, false, true, now_ns);
 	else
-		uplink_loop(dp, pkts, n, true, now_ns);
+		uplink_loop(dp, pkts, n, false, false, now_ns);
 }
 
 uint64_t
@@ -656,6 +666,7 @@ apply_update(struct tlb_dp *dp)
 	       sizeof(u->policy.class_avg_ns));
 	dp->policy = u->policy;
 	dp->flow_key = dp->policy.ops->uses_flow_key;
+	dp->own_dispatch = dp->policy.ops->dispatch != NULL;
 	if (u->fifo_slot != NULL) {
 		uint32_t depth = f->tail - f->head;
 
@@ -843,6 +854,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 			    dp->n_cores, err, errlen) != 0)
 		return -1;
 	dp->flow_key = dp->policy.ops->uses_flow_key;
+	dp->own_dispatch = dp->policy.ops->dispatch != NULL;
 	dp->lv = rte_zmalloc("tlb_lv", sizeof(*dp->lv), RTE_CACHE_LINE_SIZE);
 	dp->aff = tlb_aff_create(cfg->affinity.entries,
 				 (uint64_t)cfg->affinity.timeout_us * 1000);

@@ -129,6 +129,7 @@ struct tlb_dp {
 
 	struct tlb_policy policy;
 	bool flow_key;             /* policy.ops->uses_flow_key, at hand */
+	bool own_dispatch;         /* policy.ops->dispatch != NULL, too */
 	struct tlb_load_view *lv;  /* this dispatcher's view */
 	struct tlb_affinity *aff;
 	struct tlb_fifo fifo;
