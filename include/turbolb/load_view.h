@@ -100,6 +100,11 @@ tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 
 /* Writer side (the owning dispatcher only). */
 
+/* The core's line in a register: without it GCC computes the address
+ * once for the loads and again for the relaxed atomic stores (2-3
+ * instructions a request, callgrind). Changes nothing else. */
+#define TLB_LV_ONE_ADDRESS(c) __asm__("" : "+r"(c))
+
 /* A load as a dense key: saturated, then all ones when mask is (the core
  * is out of rotation). */
 static inline uint32_t
@@ -133,6 +138,8 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 	uint32_t kr = lv->key_req[i], kw = lv->key_work[i];
 	uint64_t sum = (uint64_t)kw + work_ns;
 
+	TLB_LV_ONE_ADDRESS(c);
+
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
 	lv->key_gen++;
@@ -155,6 +162,7 @@ tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i,
 	struct tlb_core_load *c = &lv->core[i];
 	uint32_t kr = lv->key_req[i];
 
+	TLB_LV_ONE_ADDRESS(c);
 	tlb_lv_store_u64(&c->sent, c->sent + 1);
 	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
 	lv->key_gen++;
