@@ -12,12 +12,13 @@
 #
 # Options: --reps N (5), --packets N (2000000), --out DIR (results),
 # --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
-# --testpmd-seconds S (3).
+# --testpmd-seconds S (3), --pair-packets N (20000000).
 # The pairs: N times one repetition of turbolbd's request path (rr, jsq,
-# jlq) and right after it one of dpdk-testpmd macswap, each pair's ratio
-# taken on its own and the median reported, so that a change in what else
-# this machine runs between the two halves of the run does not skew the
-# ratio.
+# jlq; --pair-packets each, a few tenths of a second here) and right
+# after it one of dpdk-testpmd macswap, each pair's
+# ratio taken on its own and the median reported, so that a change in
+# what else this machine runs between the two halves of the run does not
+# skew the ratio.
 # BUILD=DIR picks the build directory (default build/); BENCH_CPUS=0,7
 # (main lcore, dispatchers) and TESTPMD_LCORES=0,7 (main, forwarding) pin
 # both to chosen CPUs (default: 0 and 1). No speed is asserted anywhere:
@@ -28,6 +29,7 @@ build=${BUILD:-$top/build}
 out=$top/results
 reps=5
 packets=2000000
+pair_packets=20000000
 smoke=0
 do_testpmd=1
 do_callgrind=1
@@ -44,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--smoke) smoke=1 ;;
 	--reps) reps=$2; shift ;;
 	--packets) packets=$2; shift ;;
+	--pair-packets) pair_packets=$2; shift ;;
 	--out) out=$2; shift ;;
 	--no-testpmd) do_testpmd=0 ;;
 	--no-callgrind) do_callgrind=0 ;;
@@ -186,8 +189,14 @@ fi
 : >"$work/pairs.jsonl"
 if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/null; then
 	step "pairs: turbolbd request path, then dpdk-testpmd macswap (net_ring), x $reps"
+	# each turbolbd half long enough to see the spell of this machine
+	# that testpmd's will; not much longer: nothing completes in request
+	# mode, and past 2^32 ns of work outstanding a core's key saturates
+	# (16 cores: about 40 M requests)
+	pp=$pair_packets
+	[ $smoke = 1 ] && pp=$packets
 	for r in $(seq "$reps"); do
-		"$bench" --cores 16 --dispatchers 1 --reps 1 --packets "$packets" \
+		"$bench" --cores 16 --dispatchers 1 --reps 1 --packets "$pp" \
 			--policies rr,jsq,jlq --modes request --no-baselines \
 			"${cpus_arg[@]}" --json "$work/pair-$r.json" >/dev/null
 		tp_run macswap ring "$r" >"$work/pair-tp-$r.json"
