@@ -857,6 +857,88 @@ test_policy_switch_at_loop_boundary(void **state)
 	assert_int_equal(dp.fifo.limit, 64);
 }
 
+/* Posts a switch to policy name (FIFO as it is) and applies it. */
+static void
+switch_policy(const char *name)
+{
+	static struct tlb_dp_update u;
+	char err[256];
+
+	memset(&u, 0, sizeof(u));
+	assert_int_equal(tlb_policy_init(&u.policy, name, &cfg.policy.params,
+					 N_CORES, err, sizeof(err)), 0);
+	u.fifo_limit = dp.fifo.limit;
+	u.stale_timeout_ns = dp.stale_timeout_ns;
+	uint64_t gen = tlb_dp_post_update(&dp, &u);
+	pump();
+	assert_true(tlb_dp_update_done(&dp, gen));
+	assert_string_equal(dp.policy.ops->name, name);
+}
+
+/* Frames at each core since the last call, added to got[]; returns the
+ * core that got a request of hint_ns, or -1. */
+static int
+collect_all(unsigned int got[N_CORES], uint32_t hint_ns)
+{
+	struct out_pkt out[64];
+	int where = -1;
+
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+		got[c] += n;
+		for (unsigned int i = 0; i < n; i++)
+			if (out[i].p.hdr.svc_hint_ns == hint_ns)
+				where = c;
+	}
+	return where;
+}
+
+/* From jsq to jlq and back while requests come: each policy charges the
+ * view its own way (jlq through its dispatch, jsq's picks charged by the
+ * datapath), jlq's picks follow the work, and every core got exactly
+ * the requests the view was charged with. */
+static void
+test_policy_switch_jlq(void **state)
+{
+	unsigned int got[N_CORES] = { 0 };
+	int heavy;
+
+	(void)state;
+	start("jsq", 1, TLB_CREDITS_INBAND, NULL);
+	for (int r = 0; r < N_CORES; r++)
+		send_request(38000, 1000);
+	pump();
+	collect_all(got, 0);
+	assert_false(dp.own_dispatch);
+
+	switch_policy("jlq");
+	assert_true(dp.own_dispatch);
+	send_request(38000, 50000);
+	pump();
+	heavy = collect_all(got, 50000);
+	assert_true(heavy >= 0);
+	/* the others stay under the heavy core's 51 us however the light
+	 * ones spread */
+	for (int r = 0; r < 2 * (N_CORES - 1); r++)
+		send_request(38000, 1000);
+	pump();
+	unsigned int before = got[heavy];
+	collect_all(got, 0);
+	assert_int_equal(got[heavy], before);
+
+	switch_policy("jsq");
+	assert_false(dp.own_dispatch);
+	for (int r = 0; r < N_CORES; r++)
+		send_request(38000, 1000);
+	pump();
+	collect_all(got, 0);
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(dp.lv->core[c].sent, got[c]);
+	assert_int_equal(got[0] + got[1] + got[2] + got[3],
+			 2 * N_CORES + 1 + 2 * (N_CORES - 1));
+}
+
 /* A request still in a TX buffer when the host epoch changes, whose ring
  * then refuses it: it is counted once, stranded or dropped, never both. */
 static void
@@ -932,6 +1014,7 @@ main(void)
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
 					  teardown_dp),
+		cmocka_unit_test_teardown(test_policy_switch_jlq, teardown_dp),
 		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
 					  teardown_dp),
