@@ -128,33 +128,9 @@ tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 				     mask);
 }
 
-/* One more request of work_ns at core i. The keys go up in place,
- * saturating, and TLB_KEY_NONE stays: the same keys tlb_lv_refresh()
- * would compute, without reading the fields back. */
-static inline void
-tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
-{
-	struct tlb_core_load *c = &lv->core[i];
-	uint32_t kr = lv->key_req[i], kw = lv->key_work[i];
-	uint64_t sum = (uint64_t)kw + work_ns;
-
-	TLB_LV_ONE_ADDRESS(c);
-
-	tlb_lv_store_u64(&c->sent, c->sent + 1);
-	tlb_lv_store_u64(&c->sent_work_ns, c->sent_work_ns + work_ns);
-	lv->key_gen++;
-	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
-	/* TLB_KEY_NONE plus anything saturates, and the | makes it
-	 * TLB_KEY_NONE again. tlb_lv_key(sum, 0u - (kw == TLB_KEY_NONE))
-	 * says the same, 3 instructions a request dearer (callgrind). */
-	lv->key_work[i] = sum < TLB_KEY_MAX ?
-				  (uint32_t)sum :
-				  TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE);
-}
-
 /* tlb_lv_on_dispatch() for a caller that knows the work key the
- * dispatch gives core i: key_work is core i's work key plus work_ns, and
- * below TLB_KEY_MAX (jlq keeps its order of the keys exact with it). */
+ * dispatch gives core i: key_work is what tlb_lv_on_dispatch() computes
+ * (jlq keeps its order of the keys exact with it). */
 static inline void
 tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i,
 		       uint32_t work_ns, uint32_t key_work)
@@ -168,6 +144,24 @@ tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i,
 	lv->key_gen++;
 	lv->key_req[i] = kr + (kr < TLB_KEY_MAX);
 	lv->key_work[i] = key_work;
+}
+
+/* One more request of work_ns at core i. The keys go up in place,
+ * saturating, and TLB_KEY_NONE stays: the same keys tlb_lv_refresh()
+ * would compute, without reading the fields back. */
+static inline void
+tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
+{
+	uint32_t kw = lv->key_work[i];
+	uint64_t sum = (uint64_t)kw + work_ns;
+
+	/* TLB_KEY_NONE plus anything saturates, and the | makes it
+	 * TLB_KEY_NONE again. tlb_lv_key(sum, 0u - (kw == TLB_KEY_NONE))
+	 * says the same, 3 instructions a request dearer (callgrind). */
+	tlb_lv_on_dispatch_key(lv, i, work_ns,
+			       sum < TLB_KEY_MAX ?
+				       (uint32_t)sum :
+				       TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE));
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A

@@ -76,8 +76,6 @@ struct tlb_policy_ops {
  * TLB_ORDER_STAMP_END), then i (8 bits); each node is the least of its
  * two children, so node[1] is the first core. */
 #define TLB_ORDER_CORES 16u
-#define TLB_ORDER_LIST 1
-#define TLB_ORDER_TREE 2
 #define TLB_ORDER_STAMP_END (1u << 24)
 
 struct tlb_order {
@@ -85,8 +83,6 @@ struct tlb_order {
 	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	const struct tlb_load_view *lv; /* the view it was made from */
 	uint64_t gen;      /* lv->key_gen for which it is exact */
-	/* TLB_ORDER_LIST or TLB_ORDER_TREE, set with lv; 0 before */
-	uint8_t kind;
 	uint64_t stamp;    /* the next pick's */
 	uint64_t picked[TLB_ORDER_CORES];
 	uint32_t leaves;   /* tree: a power of 2 >= n_cores */

@@ -37,7 +37,6 @@ list_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 		}
 		o->stamp = TLB_ORDER_CORES;
 		o->lv = lv;
-		o->kind = TLB_ORDER_LIST;
 	}
 	for (uint32_t j = 0; j < TLB_ORDER_CORES; j++) {
 		uint8_t id = o->id[j];
@@ -107,7 +106,6 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 			leaf[i] = UINT64_MAX;
 		o->stamp = n;
 		o->lv = lv;
-		o->kind = TLB_ORDER_TREE;
 		tlb_order_build(o);
 	} else if (o->stamp >= TLB_ORDER_STAMP_END) {
 		tree_restamp(o, n);
@@ -124,8 +122,8 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 /* ---- the pick ---- */
 
 /* The order is exact for the view as it is: made from it, and no key was
- * written since but by jlq's own dispatches. (kind is set with lv, and
- * is the same for every order of a policy.) */
+ * written since but by jlq's own dispatches. (The list or the tree: the
+ * policy's n_cores says which.) */
 static inline bool
 order_exact(const struct tlb_order *o, const struct tlb_load_view *lv)
 {
@@ -189,7 +187,7 @@ jlq_pick_order(struct tlb_policy *p, const struct tlb_load_view *lv,
 	x = (uint64_t)key + add;
 	if (x > TLB_KEY_MAX)
 		x = TLB_KEY_MAX;
-	if (o->kind == TLB_ORDER_LIST)
+	if (n <= TLB_ORDER_CORES)
 		list_move(o, i, (uint32_t)x);
 	else
 		tree_move(o, i, (uint32_t)x);
@@ -251,7 +249,7 @@ jlq_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
 
 	(void)req;
 	if (__builtin_expect(order_exact(o, lv), 1)) {
-		if (o->kind == TLB_ORDER_LIST) {
+		if (p->n_cores <= TLB_ORDER_CORES) {
 			uint64_t x = (uint64_t)o->key[0] + work_ns;
 			uint32_t i = o->id[0];
 
