@@ -25,7 +25,14 @@ RTE_LOG_REGISTER(tlb_logtype_dp, turbolb.dp, INFO);
 
 #define MAX_BURST 512
 #define CREDIT_BURST 32
-#define PREFETCH_AHEAD 3
+/* Prefetch distances in a burst, in packets: the frame's two cache lines
+ * PREFETCH_AHEAD ahead, the mbuf's first line (where the frame's address
+ * is) MBUF_PREFETCH_AHEAD ahead, so that the frame's prefetch finds it.
+ * A window, not the whole burst at once: 32 mbuf lines prefetched at the
+ * start of a burst cost the request path about 10% here, more prefetches
+ * in flight than the core keeps (docs/performance.md, 5 Dec, later). */
+#define PREFETCH_AHEAD 4
+#define MBUF_PREFETCH_AHEAD 8
 /* every target queue is polled at least every this many iterations */
 #define TLB_DP_TARGET_ROUND 4
 
@@ -132,9 +139,22 @@ prefetch_frame(struct rte_mbuf *m)
 	rte_prefetch0(f + 64);
 }
 
+/* The first packets of a burst of n: mbufs, then frames. */
+static inline void
+prefetch_start(struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < MBUF_PREFETCH_AHEAD && i < n; i++)
+		rte_prefetch0(pkts[i]);
+	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		prefetch_frame(pkts[i]);
+}
+
+/* While packet i is handled. */
 static inline void
 prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
 {
+	if (i + MBUF_PREFETCH_AHEAD < n)
+		rte_prefetch0(pkts[i + MBUF_PREFETCH_AHEAD]);
 	if (i + PREFETCH_AHEAD < n)
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 }
@@ -468,8 +488,7 @@ from_target_burst(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
 		  uint16_t n)
 {
 	count(dp, TLB_DP_rx_targets, n);
-	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
-		prefetch_frame(pkts[i]);
+	prefetch_start(pkts, n);
 	for (uint16_t i = 0; i < n; i++) {
 		prefetch_burst(pkts, n, i);
 		from_target(dp, c, pkts[i]);
@@ -585,9 +604,9 @@ tlb_dp_flush(struct tlb_dp *dp)
 					dp->default_target.txb);
 }
 
-/* The requests of a burst, the prefetches PREFETCH_AHEAD frames ahead,
- * the loop split where they end so that the requests before do not test
- * for it. flow_key and own are constants in each of the callers. */
+/* The requests of a burst with the prefetches ahead, the loop split
+ * where the frame prefetches end, so that the requests before do not
+ * test for it. flow_key and own are constants in each of the callers. */
 static __rte_always_inline void
 uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	    bool flow_key, bool own, uint64_t now_ns)
@@ -596,6 +615,8 @@ uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t i = 0;
 
 	for (; i + PREFETCH_AHEAD < n; i++) {
+		if (i + MBUF_PREFETCH_AHEAD < n)
+			rte_prefetch0(pkts[i + MBUF_PREFETCH_AHEAD]);
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
 	}
@@ -609,13 +630,10 @@ static __rte_noinline void
 from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 		  uint64_t now_ns)
 {
-	/* The mbufs' first cache lines first (data_off and data_len to find
-	 * the frame, the charge written per request), so that the data
-	 * prefetch below does not wait for them, then the first frames. */
-	for (uint16_t i = 0; i < n; i++)
-		rte_prefetch0(pkts[i]);
-	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
-		prefetch_frame(pkts[i]);
+	/* The mbufs' first cache lines (data_off and data_len to find the
+	 * frame, the charge written per request) ahead of the frames', so
+	 * that a frame's prefetch does not wait for its mbuf. */
+	prefetch_start(pkts, n);
 	if (unlikely(dp->flow_key))
 		uplink_loop(dp, pkts, n, true, dp->own_dispatch, now_ns);
 	else if (dp->own_dispatch)
