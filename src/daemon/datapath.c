@@ -46,33 +46,6 @@ const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS] = {
 #undef X
 };
 
-/* Per mbuf: the work this dispatcher charged for it plus one (0: none), so
- * a request dropped after it was charged can be uncharged. It lives in
- * the 8 bytes of m->hash (DPDK's RX hash, or "user defined tag"), in the
- * mbuf's first cache line: the request path reads that line anyway, and
- * an mbuf from the uplink needs its RX hash no more once it is being
- * steered. (A dynfield would sit in the second line, one more line
- * written per request: -3-4% in rate, docs/performance.md.) 64 bits, so
- * that work + 1 never wraps. Every path that sends to a host core sets
- * it. */
-_Static_assert(sizeof(((struct rte_mbuf *)0)->hash) == sizeof(uint64_t),
-	       "the charge fills the mbuf's hash");
-
-static inline void
-set_charge(struct rte_mbuf *m, uint64_t charge)
-{
-	memcpy(&m->hash, &charge, sizeof(charge));
-}
-
-static inline uint64_t
-charge_of(const struct rte_mbuf *m)
-{
-	uint64_t charge;
-
-	memcpy(&charge, &m->hash, sizeof(charge));
-	return charge;
-}
-
 static inline void
 count(struct tlb_dp *dp, enum tlb_dp_counter c, uint64_t n)
 {
@@ -91,20 +64,17 @@ tsc_to_ns(const struct tlb_dp *dp, uint64_t tsc)
  * counted as a completion: a core whose ring is full completes nothing,
  * and must go stale like any other core that makes no progress. */
 static void
-tx_unsent(struct rte_mbuf **pkts, uint16_t unsent, void *userdata)
+tx_unsent(struct tlb_dp_port *port, uint16_t from, uint16_t to)
 {
-	struct tlb_dp_port *port = userdata;
 	struct tlb_dp *dp = port->dp;
 
-	for (uint16_t i = 0; i < unsent; i++) {
-		uint64_t charged = charge_of(pkts[i]);
-
-		if (port->core >= 0 && charged != 0)
+	for (uint16_t i = from; i < to; i++) {
+		if (port->core >= 0 && port->charge[i] != 0)
 			tlb_lv_on_unsent(dp->lv, (uint32_t)port->core, 1,
-					 charged - 1);
-		rte_pktmbuf_free(pkts[i]);
+					 port->charge[i] - 1);
+		rte_pktmbuf_free(port->pkts[i]);
 	}
-	count(dp, port->drop, unsent);
+	count(dp, port->drop, to - from);
 }
 
 static int
@@ -112,21 +82,32 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
 	  char *err, size_t errlen);
 
+/* Sends what the buffer holds; what the queue refuses is dropped,
+ * counted, and uncharged. */
 static __rte_noinline void
 port_flush(struct tlb_dp_port *port)
 {
-	rte_eth_tx_buffer_flush(port->port_id, port->queue, port->txb);
+	uint16_t n = port->length, sent;
+
+	if (n == 0)
+		return;
+	sent = rte_eth_tx_burst(port->port_id, port->queue, port->pkts, n);
+	port->length = 0;
+	if (unlikely(sent < n))
+		tx_unsent(port, sent, n);
 }
 
-/* rte_eth_tx_buffer(), with the flush out of line: the port and queue
- * are then read only when a burst goes out, not for every packet. */
+/* Buffers m, which charged its core charge (work + 1, 0: nothing), and
+ * sends the buffer when it is full. */
 static inline void
-port_send(struct tlb_dp_port *port, struct rte_mbuf *m)
+port_send(struct tlb_dp_port *port, struct rte_mbuf *m, uint64_t charge)
 {
-	struct rte_eth_dev_tx_buffer *b = port->txb;
+	uint16_t i = port->length;
 
-	b->pkts[b->length++] = m;
-	if (unlikely(b->length >= b->size))
+	port->pkts[i] = m;
+	port->charge[i] = charge;
+	port->length = ++i;
+	if (unlikely(i >= port->size))
 		port_flush(port);
 }
 
@@ -239,13 +220,12 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
 	if (!own)
 		tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
-	set_charge(m, (uint64_t)work + 1);
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
 		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
 	dp->pend_messages++;
 	if (from_fifo)
 		count(dp, TLB_DP_released, 1);
-	port_send(&dp->target[core], m);
+	port_send(&dp->target[core], m, (uint64_t)work + 1);
 	*core_out = core;
 	return STEER_SENT;
 }
@@ -266,9 +246,8 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		core = tlb_aff_lookup(dp->aff, &akey, now_ns);
 		if (core >= 0 && (uint32_t)core < dp->n_cores &&
 		    tlb_lv_eligible(dp->lv, (uint32_t)core)) {
-			set_charge(m, 0);
 			dp->pend_affinity++;
-			port_send(&dp->target[core], m);
+			port_send(&dp->target[core], m, 0);
 			return STEER_SENT;
 		}
 	}
@@ -382,7 +361,7 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key, bool own,
 	case TLB_FRAME_PASS:
 		if (dp->has_default_target) {
 			count(dp, TLB_DP_pass_up, 1);
-			port_send(&dp->default_target, m);
+			port_send(&dp->default_target, m, 0);
 		} else {
 			count(dp, TLB_DP_drop_no_default_target, 1);
 			rte_pktmbuf_free(m);
@@ -445,7 +424,7 @@ on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
 			tlb_policy_observe(&dp->policy, svc_class, service_ns);
 	}
 	count(dp, TLB_DP_responses, 1);
-	port_send(&dp->uplink, m);
+	port_send(&dp->uplink, m, 0);
 }
 
 static void
@@ -473,7 +452,7 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 		break;
 	case TLB_FRAME_PASS:
 		count(dp, TLB_DP_pass_down, 1);
-		port_send(&dp->uplink, m);
+		port_send(&dp->uplink, m, 0);
 		break;
 	default:
 		count(dp, TLB_DP_drop_bad_direction, 1);
@@ -592,16 +571,11 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 void
 tlb_dp_flush(struct tlb_dp *dp)
 {
-	rte_eth_tx_buffer_flush(dp->uplink.port_id, dp->uplink.queue,
-				dp->uplink.txb);
+	port_flush(&dp->uplink);
 	for (uint32_t i = 0; i < dp->n_cores; i++)
-		rte_eth_tx_buffer_flush(dp->target[i].port_id,
-					dp->target[i].queue,
-					dp->target[i].txb);
+		port_flush(&dp->target[i]);
 	if (dp->has_default_target)
-		rte_eth_tx_buffer_flush(dp->default_target.port_id,
-					dp->default_target.queue,
-					dp->default_target.txb);
+		port_flush(&dp->default_target);
 }
 
 /* The requests of a burst with the prefetches ahead, the loop split
@@ -753,7 +727,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 		n = rte_eth_rx_burst(dp->default_target.port_id,
 				     dp->default_target.queue, pkts, burst);
 		for (uint16_t i = 0; i < n; i++)
-			port_send(&dp->uplink, pkts[i]);
+			port_send(&dp->uplink, pkts[i], 0);
 		count(dp, TLB_DP_rx_targets, n);
 		count(dp, TLB_DP_pass_down, n);
 		moved += n;
@@ -820,15 +794,17 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	port->core = core;
 	port->drop = drop;
 	port->dp = dp;
-	port->txb = rte_zmalloc_socket("tlb_txb",
-				       RTE_ETH_TX_BUFFER_SIZE(burst), 0,
-				       (int)rte_lcore_to_socket_id(dp->lcore_id));
-	if (port->txb == NULL) {
+	port->length = 0;
+	port->size = burst;
+	/* the packets, then their charges, in one block */
+	port->pkts = rte_zmalloc_socket(
+		"tlb_txb", (sizeof(*port->pkts) + sizeof(*port->charge)) * burst,
+		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(dp->lcore_id));
+	if (port->pkts == NULL) {
 		snprintf(err, errlen, "no memory for TX buffers");
 		return -1;
 	}
-	rte_eth_tx_buffer_init(port->txb, burst);
-	rte_eth_tx_buffer_set_err_callback(port->txb, tx_unsent, port);
+	port->charge = (uint64_t *)(port->pkts + burst);
 	return 0;
 }
 
@@ -931,12 +907,12 @@ tlb_dp_fini(struct tlb_dp *dp)
 		rte_free(f->slot);
 		f->slot = NULL;
 	}
-	rte_free(dp->uplink.txb);
-	rte_free(dp->default_target.txb);
-	dp->uplink.txb = dp->default_target.txb = NULL;
+	rte_free(dp->uplink.pkts);
+	rte_free(dp->default_target.pkts);
+	dp->uplink.pkts = dp->default_target.pkts = NULL;
 	for (uint32_t i = 0; i < TLB_MAX_CORES; i++) {
-		rte_free(dp->target[i].txb);
-		dp->target[i].txb = NULL;
+		rte_free(dp->target[i].pkts);
+		dp->target[i].pkts = NULL;
 	}
 	rte_free(dp->lv);
 	dp->lv = NULL;

@@ -69,14 +69,22 @@ struct tlb_dp_stats {
 
 struct tlb_dp;
 
-/* A queue of a port this lcore sends to and receives from. */
+/* A queue of a port this lcore sends to and receives from, with its TX
+ * buffer: the packets that go out in its next burst, and beside each what
+ * it charged the host core, so that a packet the queue refuses is
+ * uncharged. (DPDK's rte_eth_dev_tx_buffer has no room for the charge but
+ * the mbuf, and a write to the mbuf's line for every request costs the
+ * request path 2-3%: docs/performance.md.) */
 struct tlb_dp_port {
 	uint16_t port_id;
 	uint16_t queue;
+	uint16_t length;          /* packets in the buffer */
+	uint16_t size;            /* the burst: sent when it holds this many */
 	int core;                 /* host core, or -1 (uplink, default) */
 	enum tlb_dp_counter drop; /* counted when its TX ring is full */
 	struct tlb_dp *dp;
-	struct rte_eth_dev_tx_buffer *txb;
+	struct rte_mbuf **pkts;   /* size entries */
+	uint64_t *charge;         /* pkts[i]'s: its work + 1, 0: none */
 };
 
 /* A NIC-side FIFO of held requests: a plain ring of mbuf pointers, since

@@ -939,6 +939,52 @@ test_policy_switch_jlq(void **state)
 			 2 * N_CORES + 1 + 2 * (N_CORES - 1));
 }
 
+/* A target ring that takes only part of a TX buffer: the requests it
+ * refuses are dropped, counted, and each uncharged by exactly its own
+ * work; those it took stay charged. Every request has its own hint, so a
+ * charge taken back for the wrong packet shows in the work. */
+static void
+test_tx_full_uncharges_refused(void **state)
+{
+	static int fill_marker;
+	struct out_pkt out[16];
+	unsigned int n_fill = 0, n;
+	uint64_t got = 0, work = 0;
+	void *x;
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	/* Core 1's ring full of markers but one slot. */
+	while (rte_ring_enqueue(tgt[1].tx[0], &fill_marker) == 0)
+		n_fill++;
+	assert_int_equal(rte_ring_dequeue(tgt[1].tx[0], &x), 0);
+	n_fill--;
+	/* jsq: two requests a core, both in its TX buffer until the idle
+	 * poll sends it; core 1's ring takes the first. */
+	for (uint32_t r = 0; r < 2 * N_CORES; r++)
+		send_request(32000, 1000 + 100 * r);
+	pump();
+	assert_int_equal(counter(TLB_DP_messages), 2 * N_CORES);
+	assert_int_equal(counter(TLB_DP_drop_tx_full), 1);
+	for (unsigned int i = 0; i < n_fill; i++) {
+		assert_int_equal(rte_ring_dequeue(tgt[1].tx[0], &x), 0);
+		assert_ptr_equal(x, &fill_marker);
+	}
+	for (int c = 0; c < N_CORES; c++) {
+		n = collect(tgt[c].tx[0], out, 16);
+		assert_int_equal(n, c == 1 ? 1 : 2);
+		work = 0;
+		for (unsigned int i = 0; i < n; i++)
+			work += out[i].p.hdr.work_ns;
+		/* what is outstanding is what arrived, to the ns */
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), n);
+		assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)c),
+				 work);
+		got += n;
+	}
+	assert_int_equal(got, 2 * N_CORES - 1);
+}
+
 /* A request still in a TX buffer when the host epoch changes, whose ring
  * then refuses it: it is counted once, stranded or dropped, never both. */
 static void
@@ -1016,6 +1062,8 @@ main(void)
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_jlq, teardown_dp),
 		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
+		cmocka_unit_test_teardown(test_tx_full_uncharges_refused,
+					  teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
 					  teardown_dp),
 	};
