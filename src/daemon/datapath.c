@@ -130,12 +130,19 @@ prefetch_start(struct rte_mbuf **pkts, uint16_t n)
 		prefetch_frame(pkts[i]);
 }
 
-/* While packet i is handled. */
+/* While packet i is handled: the mbuf ahead. */
 static inline void
-prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
+prefetch_mbuf_ahead(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
 {
 	if (i + MBUF_PREFETCH_AHEAD < n)
 		rte_prefetch0(pkts[i + MBUF_PREFETCH_AHEAD]);
+}
+
+/* While packet i is handled: the mbuf and the frame ahead. */
+static inline void
+prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
+{
+	prefetch_mbuf_ahead(pkts, n, i);
 	if (i + PREFETCH_AHEAD < n)
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 }
@@ -589,8 +596,7 @@ uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t i = 0;
 
 	for (; i + PREFETCH_AHEAD < n; i++) {
-		if (i + MBUF_PREFETCH_AHEAD < n)
-			rte_prefetch0(pkts[i + MBUF_PREFETCH_AHEAD]);
+		prefetch_mbuf_ahead(pkts, n, i);
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
 		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
 	}
@@ -604,9 +610,9 @@ static __rte_noinline void
 from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 		  uint64_t now_ns)
 {
-	/* The mbufs' first cache lines (data_off and data_len to find the
-	 * frame, the charge written per request) ahead of the frames', so
-	 * that a frame's prefetch does not wait for its mbuf. */
+	/* The mbufs' first cache lines (buf_addr, data_off and data_len to
+	 * find the frame) ahead of the frames', so that a frame's prefetch
+	 * does not wait for its mbuf. */
 	prefetch_start(pkts, n);
 	if (unlikely(dp->flow_key))
 		uplink_loop(dp, pkts, n, true, dp->own_dispatch, now_ns);

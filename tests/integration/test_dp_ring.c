@@ -948,8 +948,7 @@ test_tx_full_uncharges_refused(void **state)
 {
 	static int fill_marker;
 	struct out_pkt out[16];
-	unsigned int n_fill = 0, n;
-	uint64_t got = 0, work = 0;
+	unsigned int n_fill = 0, got = 0;
 	void *x;
 
 	(void)state;
@@ -971,9 +970,10 @@ test_tx_full_uncharges_refused(void **state)
 		assert_ptr_equal(x, &fill_marker);
 	}
 	for (int c = 0; c < N_CORES; c++) {
-		n = collect(tgt[c].tx[0], out, 16);
+		unsigned int n = collect(tgt[c].tx[0], out, 16);
+		uint64_t work = 0;
+
 		assert_int_equal(n, c == 1 ? 1 : 2);
-		work = 0;
 		for (unsigned int i = 0; i < n; i++)
 			work += out[i].p.hdr.work_ns;
 		/* what is outstanding is what arrived, to the ns */
