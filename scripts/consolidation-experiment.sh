@@ -114,9 +114,9 @@ run_point() {
 	topo_init "consol-$n-$v"
 	# Datapath on CPU 0 (its main lcore, which sleeps, on CPU 1).
 	# Stall kicks after 50 us without a completion; run states read
-	# every 20 us (flush_us is also the housekeeping period).
+	# every 20 us (the housekeeping period).
 	topo_config cores="$n" policy=jsq credits=ring lcores=0 main_lcore=1 \
-		flush_us=20 idle_us=20 kick=$kick kick_stall_us=50 \
+		housekeeping_us=20 idle_us=20 kick=$kick kick_stall_us=50 \
 		prefer_running=$prefer
 	export TOPO_SRV_LCORES=$lc
 	topo_start_daemon

@@ -21,6 +21,10 @@
 #define TLB_CFG_MAX_VDEVS 32
 #define TLB_CFG_MAX_EAL_ARGS 32
 #define TLB_CFG_MAX_LCORES 64
+/* datapath.tx_hold_ns's default: how long a request may wait in its
+ * host core's TX buffer for others to share the burst (docs/performance.md,
+ * "The latency bound") */
+#define TLB_CFG_TX_HOLD_NS 1000u
 
 enum tlb_credit_mode {
 	TLB_CREDITS_RING = 0,   /* completions from the credit ring */
@@ -68,7 +72,8 @@ struct tlb_config {
 		uint32_t lcores[TLB_CFG_MAX_LCORES]; /* datapath lcores */
 		unsigned int n_lcores;               /* default 1: lcore 1 */
 		uint32_t burst;                      /* 1..512, default 32 */
-		uint32_t tx_flush_us;                /* 1..10000, default 100 */
+		uint32_t tx_hold_ns;   /* latency bound of TX buffers, 0..1000000 */
+		uint32_t housekeeping_us;            /* 1..10000, default 100 */
 		uint32_t idle_sleep_us;              /* 0: busy poll (default) */
 		uint32_t rx_desc, tx_desc;           /* default 1024 each */
 		uint32_t mbufs;                      /* 0: sized automatically */

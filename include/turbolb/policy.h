@@ -95,6 +95,11 @@ struct tlb_policy {
 	const struct tlb_policy_ops *ops;
 	struct tlb_policy_params params;
 	uint32_t n_cores;
+	/* Outstanding requests at which a core is given no more until it
+	 * answers (jbsq: k), 0: none. The dispatcher sends a core's buffer
+	 * at once when a request brings it there: holding it would only
+	 * idle the core. */
+	uint32_t bound;
 	uint32_t cursor;     /* rr position, tie-break rotation */
 	struct tlb_rng rng;
 	/* jlq: per-class running average of observed service time (ns),

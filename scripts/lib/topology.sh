@@ -41,8 +41,9 @@ topo_init() {
 # topo_config cores=4 policy=jsq credits=ring k=2 fifo=4096 stale_us=1000000
 #             idle_us=20 lcores=1
 #   optional (left at turbolbd's defaults unless given): kick=true|false
-#   kick_interval_us= kick_stall_us= (the kick: section), flush_us=
-#   (datapath.tx_flush_us), main_lcore= (eal.main_lcore), transport=shm|none
+#   kick_interval_us= kick_stall_us= (the kick: section), housekeeping_us=
+#   (datapath.housekeeping_us), hold_ns= (datapath.tx_hold_ns),
+#   main_lcore= (eal.main_lcore), transport=shm|none
 #   (host.transport; none: the server runs without --credit-ring)
 #   port_per_core=true: one memif port per host core (host0.sock ..), the
 #   way BlueField gives one VF representor per core; the server then runs
@@ -52,7 +53,8 @@ topo_init() {
 topo_config() {
 	local cores=4 policy=jsq credits=ring k=2 d=2 fifo=4096 stale_us=1000000
 	local idle_us=20 lcores=1 prefer_running=false kv
-	local kick= kick_interval_us= kick_stall_us= flush_us= main_lcore=
+	local kick= kick_interval_us= kick_stall_us= housekeeping_us= hold_ns=
+	local main_lcore=
 	local transport= port_per_core=false
 	for kv in "$@"; do
 		case $kv in
@@ -69,7 +71,8 @@ topo_config() {
 		kick=*) kick=${kv#*=} ;;
 		kick_interval_us=*) kick_interval_us=${kv#*=} ;;
 		kick_stall_us=*) kick_stall_us=${kv#*=} ;;
-		flush_us=*) flush_us=${kv#*=} ;;
+		housekeeping_us=*) housekeeping_us=${kv#*=} ;;
+		hold_ns=*) hold_ns=${kv#*=} ;;
 		main_lcore=*) main_lcore=${kv#*=} ;;
 		transport=*) transport=${kv#*=} ;;
 		port_per_core=*) port_per_core=${kv#*=} ;;
@@ -105,7 +108,8 @@ datapath:
   idle_sleep_us: $idle_us
   rx_desc: 512
   tx_desc: 512
-${flush_us:+  tx_flush_us: $flush_us
+${housekeeping_us:+  housekeeping_us: $housekeeping_us
+}${hold_ns:+  tx_hold_ns: $hold_ns
 }ports:
   uplink: { port: net_memif0 }
   targets:

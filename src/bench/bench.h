@@ -125,7 +125,7 @@ int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int qpp, unsigned int preload,
 		       unsigned int burst, unsigned int flows, bool copy,
 		       bool ring_credits,
-		       unsigned int tx_flush_us, unsigned int fifo_cap,
+		       unsigned int tx_hold_ns, unsigned int fifo_cap,
 		       char *err, size_t errlen);
 void bench_world_destroy(struct bench_world *w);
 /* Empties every ring (frees what was there), then loads each dispatcher's

@@ -66,7 +66,7 @@ struct opts {
 	unsigned int preload;
 	unsigned int flows;
 	unsigned int burst;
-	unsigned int tx_flush_us;
+	unsigned int tx_hold_ns;
 	unsigned int fifo;
 	unsigned int jbsq_k;
 	unsigned int qpp;
@@ -126,7 +126,7 @@ usage(FILE *f)
 "                       burst * (cores/dispatchers + 4)))\n"
 "  --flows N            client flows (default 1024)\n"
 "  --burst N            datapath.burst (default 32)\n"
-"  --tx-flush-us N      datapath.tx_flush_us (default 100)\n"
+"  --tx-hold-ns N       datapath.tx_hold_ns (default 1000)\n"
 "  --fifo N             fifo.capacity (default 4096)\n"
 "  --jbsq-k N           policy.k for jbsq (default 2)\n"
 "  --queues-per-port N  target queues per net_ring port, 1..16 (default 4)\n"
@@ -232,7 +232,7 @@ parse_args(int argc, char **argv)
 		{ "preload", required_argument, NULL, O_PRE },
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "burst", required_argument, NULL, O_BURST },
-		{ "tx-flush-us", required_argument, NULL, O_FLUSH },
+		{ "tx-hold-ns", required_argument, NULL, O_FLUSH },
 		{ "fifo", required_argument, NULL, O_FIFO },
 		{ "jbsq-k", required_argument, NULL, O_K },
 		{ "queues-per-port", required_argument, NULL, O_QPP },
@@ -264,7 +264,7 @@ parse_args(int argc, char **argv)
 	o.reps = 5;
 	o.flows = 1024;
 	o.burst = 32;
-	o.tx_flush_us = 100;
+	o.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
 	o.fifo = 4096;
 	o.jbsq_k = 2;
 	o.qpp = 4;
@@ -359,7 +359,7 @@ parse_args(int argc, char **argv)
 				o.burst = (unsigned int)v;
 				break;
 			case O_FLUSH:
-				o.tx_flush_us = (unsigned int)v;
+				o.tx_hold_ns = (unsigned int)v;
 				break;
 			case O_FIFO:
 				o.fifo = (unsigned int)v;
@@ -788,11 +788,11 @@ write_json(const char *path, const char *cpus)
 	fprintf(f, "{\n  \"tool\": \"turbolb-bench\",\n  \"version\": \"%s\",\n"
 		"  \"tsc_hz\": %" PRIu64 ",\n  \"cpus\": \"%s\",\n"
 		"  \"packets\": %" PRIu64 ",\n  \"reps\": %u,\n"
-		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_flush_us\": %u,\n"
+		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_hold_ns\": %u,\n"
 		"  \"jbsq_k\": %u,\n  \"queues_per_port\": %u,\n"
 		"  \"callgrind\": %s,\n  \"results\": [\n",
 		TLB_VERSION, rte_get_tsc_hz(), cpus, o.packets, o.reps, o.burst,
-		o.flows, o.tx_flush_us, o.jbsq_k, o.qpp,
+		o.flows, o.tx_hold_ns, o.jbsq_k, o.qpp,
 		o.callgrind ? "true" : "false");
 	for (unsigned int i = 0; i < n_results; i++) {
 		const struct result *x = &results[i];
@@ -950,7 +950,7 @@ main(int argc, char **argv)
 				    bench_world_create(w, gen++, cores, dps,
 					o.qpp, preload_for(cores, dps), o.burst,
 					o.flows, copy, o.ring_credits,
-					o.tx_flush_us, o.fifo,
+					o.tx_hold_ns, o.fifo,
 					err, sizeof(err)) != 0) {
 					fprintf(stderr, "turbolb-bench: %s\n",
 						w ? err : "no memory");

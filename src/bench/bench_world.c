@@ -139,7 +139,7 @@ mbuf_of(struct rte_mempool *pool, const uint8_t *f, size_t len)
 }
 
 static int
-world_config(struct bench_world *w, unsigned int tx_flush_us,
+world_config(struct bench_world *w, unsigned int tx_hold_ns,
 	     unsigned int fifo_cap, char *err, size_t errlen)
 {
 	size_t cap = 256 + (size_t)w->n_cores * 96;
@@ -162,9 +162,9 @@ world_config(struct bench_world *w, unsigned int tx_flush_us,
 		ADD("%s%u", d ? ", " : "", d + 1);
 	/* The pool is only for the drop paths: the benchmark brings its
 	 * own mbufs. The ring PMD has no descriptors, the minimum does. */
-	ADD("]\n  burst: %u\n  tx_flush_us: %u\n  rx_desc: 64\n"
+	ADD("]\n  burst: %u\n  tx_hold_ns: %u\n  rx_desc: 64\n"
 	    "  tx_desc: 64\n  mbufs: 1024\n",
-	    w->burst, tx_flush_us);
+	    w->burst, tx_hold_ns);
 	ADD("fifo: { capacity: %u }\n", fifo_cap);
 	/* No completions in request mode: liveness must not take cores out
 	 * of rotation during a run. */
@@ -195,7 +195,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 		   unsigned int n_cores, unsigned int n_dps, unsigned int qpp,
 		   unsigned int preload, unsigned int burst,
 		   unsigned int flows, bool copy, bool ring_credits,
-		   unsigned int tx_flush_us, unsigned int fifo_cap, char *err,
+		   unsigned int tx_hold_ns, unsigned int fifo_cap, char *err,
 		   size_t errlen)
 {
 	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[RTE_MAX_QUEUES_PER_PORT];
@@ -261,7 +261,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 			w->t_queue[first + q] = (uint16_t)q;
 		}
 	}
-	if (world_config(w, tx_flush_us, fifo_cap, err, errlen) != 0)
+	if (world_config(w, tx_hold_ns, fifo_cap, err, errlen) != 0)
 		return -1;
 	if (tlb_ports_setup(&w->cfg, &w->dp_pool) != 0) {
 		snprintf(err, errlen, "tlb_ports_setup failed");

@@ -6,7 +6,8 @@
  *   target RX -> parse -> response? count completion (inband) -> uplink TX
  *                         not ours? -> uplink TX (pass through)
  *   credit ring -> completions (credits: ring)
- *   every tx_flush_us: flush TX buffers, liveness, host run states, epoch
+ *   end of poll: send the TX buffers that are due (the latency bound)
+ *   every housekeeping_us: liveness, host run states, epoch
  */
 #include <string.h>
 
@@ -28,9 +29,8 @@ RTE_LOG_REGISTER(tlb_logtype_dp, turbolb.dp, INFO);
 /* Prefetch distances in a burst, in packets: the frame's two cache lines
  * PREFETCH_AHEAD ahead, the mbuf's first line (where the frame's address
  * is) MBUF_PREFETCH_AHEAD ahead, so that the frame's prefetch finds it.
- * A window, not the whole burst at once: 32 mbuf lines prefetched at the
- * start of a burst cost the request path about 10% here, more prefetches
- * in flight than the core keeps (docs/performance.md, 5 Dec, later). */
+ * A window, not the whole burst at once: more prefetches in flight than
+ * the core keeps stall it (docs/performance.md, "Prefetch distances"). */
 #define PREFETCH_AHEAD 4
 #define MBUF_PREFETCH_AHEAD 8
 /* every target queue is polled at least every this many iterations */
@@ -83,7 +83,7 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	  char *err, size_t errlen);
 
 /* Sends what the buffer holds; what the queue refuses is dropped,
- * counted, and uncharged. */
+ * counted, and uncharged. The port stays in dp->pending. */
 static __rte_noinline void
 port_flush(struct tlb_dp_port *port)
 {
@@ -98,17 +98,54 @@ port_flush(struct tlb_dp_port *port)
 }
 
 /* Buffers m, which charged its core charge (work + 1, 0: nothing), and
- * sends the buffer when it is full. */
+ * sends the buffer when it is full. The first packet of a buffer sets its
+ * deadline and puts the port on the pending list. */
 static inline void
 port_send(struct tlb_dp_port *port, struct rte_mbuf *m, uint64_t charge)
 {
 	uint16_t i = port->length;
 
+	if (i == 0) {
+		struct tlb_dp *dp = port->dp;
+
+		port->deadline = dp->poll_tsc + port->hold_tsc;
+		if (!port->listed) {
+			port->listed = true;
+			dp->pending[dp->n_pending++] = port;
+		}
+	}
 	port->pkts[i] = m;
 	port->charge[i] = charge;
 	port->length = ++i;
 	if (unlikely(i >= port->size))
 		port_flush(port);
+}
+
+/* The buffer goes out at the end of this poll, whatever its hold. */
+static inline void
+port_due_now(struct tlb_dp_port *port)
+{
+	port->deadline = 0;
+}
+
+/* End of a poll: sends every buffer whose deadline is past at tsc (all of
+ * them when all is set) and keeps the rest on the pending list. */
+static void
+send_due(struct tlb_dp *dp, uint64_t tsc, bool all)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t j = 0; j < dp->n_pending; j++) {
+		struct tlb_dp_port *port = dp->pending[j];
+
+		if (port->length != 0 && !all && tsc < port->deadline) {
+			dp->pending[kept++] = port;
+			continue;
+		}
+		port_flush(port);
+		port->listed = false;
+	}
+	dp->n_pending = kept;
 }
 
 static inline void
@@ -233,6 +270,20 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	if (from_fifo)
 		count(dp, TLB_DP_released, 1);
 	port_send(&dp->target[core], m, (uint64_t)work + 1);
+	/* The buffer is held only while its core has other work: a core
+	 * with nothing else to do would idle while it waits, and so would
+	 * a core at the policy's bound, which gets nothing more until it
+	 * answers. Under a bound the core's answers are looked for in
+	 * every poll: each one lets the next request go. */
+	uint64_t out = tlb_lv_outstanding(dp->lv, (uint32_t)core);
+
+	if (out == 1)
+		port_due_now(&dp->target[core]);
+	if (unlikely(dp->policy.bound != 0)) {
+		dp->target_owed[core / 64] |= 1ull << (core % 64);
+		if (out >= dp->policy.bound)
+			port_due_now(&dp->target[core]);
+	}
 	*core_out = core;
 	return STEER_SENT;
 }
@@ -493,10 +544,13 @@ poll_target(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
 
 	if (n == 0) {
 		dp->target_busy[c / 64] &= ~bit;
-		return 0;
+	} else {
+		dp->target_busy[c / 64] |= bit;
+		from_target_burst(dp, c, pkts, n);
 	}
-	dp->target_busy[c / 64] |= bit;
-	from_target_burst(dp, c, pkts, n);
+	if (unlikely(dp->target_owed[c / 64] & bit) &&
+	    tlb_lv_outstanding(dp->lv, c) == 0)
+		dp->target_owed[c / 64] &= ~bit;
 	return n;
 }
 
@@ -578,11 +632,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 void
 tlb_dp_flush(struct tlb_dp *dp)
 {
-	port_flush(&dp->uplink);
-	for (uint32_t i = 0; i < dp->n_cores; i++)
-		port_flush(&dp->target[i]);
-	if (dp->has_default_target)
-		port_flush(&dp->default_target);
+	send_due(dp, 0, true);
 }
 
 /* The requests of a burst with the prefetches ahead, the loop split
@@ -665,6 +715,7 @@ apply_update(struct tlb_dp *dp)
 	dp->policy = u->policy;
 	dp->flow_key = dp->policy.ops->uses_flow_key;
 	dp->own_dispatch = dp->policy.ops->dispatch != NULL;
+	memset(dp->target_owed, 0, sizeof(dp->target_owed));
 	if (u->fifo_slot != NULL) {
 		uint32_t depth = f->tail - f->head;
 
@@ -698,6 +749,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	unsigned int moved = 0;
 	uint16_t n;
 
+	dp->poll_tsc = now;
 	if (unlikely(__atomic_load_n(&dp->update_gen, __ATOMIC_RELAXED) !=
 		     dp->applied_gen))
 		apply_update(dp);
@@ -710,11 +762,11 @@ tlb_dp_poll(struct tlb_dp *dp)
 	}
 
 	/* While requests come in, only the target queues that had
-	 * responses last time are polled, and every queue every
-	 * TLB_DP_TARGET_ROUND iterations; every queue is polled when the
-	 * uplink was empty. Under load an iteration is a few microseconds:
-	 * that bounds the extra latency of the first response after a quiet
-	 * spell. */
+	 * responses last time or whose cores owe answers under a bound are
+	 * polled, and every queue every TLB_DP_TARGET_ROUND iterations;
+	 * every queue is polled when the uplink was empty. Under load an
+	 * iteration is well under a microsecond: that bounds the extra
+	 * latency of the first response after a quiet spell. */
 	if (moved == 0 || dp->target_round == 0) {
 		dp->target_round = TLB_DP_TARGET_ROUND - 1;
 		for (uint32_t c = 0; c < dp->n_cores; c++)
@@ -722,8 +774,9 @@ tlb_dp_poll(struct tlb_dp *dp)
 	} else {
 		dp->target_round--;
 		for (uint32_t w = 0; w < (dp->n_cores + 63) / 64; w++)
-			for (uint64_t b = dp->target_busy[w]; b != 0;
-			     b &= b - 1)
+			for (uint64_t b = dp->target_busy[w] |
+					  dp->target_owed[w];
+			     b != 0; b &= b - 1)
 				moved += poll_target(
 					dp, 64 * w + (uint32_t)__builtin_ctzll(b),
 					pkts, burst);
@@ -744,13 +797,12 @@ tlb_dp_poll(struct tlb_dp *dp)
 	if (unlikely(!fifo_empty(&dp->fifo)))
 		moved += drain_fifo(dp, now_ns);
 
-	/* Flush when idle (lowest latency at low load) and at least every
-	 * tx_flush_us under load. */
-	if (moved == 0 || now - dp->last_flush_tsc > dp->flush_tsc) {
-		tlb_dp_flush(dp);
-		dp->last_flush_tsc = now;
-	}
-	if (now - dp->last_housekeeping_tsc > dp->flush_tsc) {
+	/* The latency bound: what is due goes out before the next poll; an
+	 * idle poll sends everything, since nothing more is coming to
+	 * share a burst with. */
+	if (dp->n_pending != 0)
+		send_due(dp, moved == 0 ? 0 : rte_rdtsc(), moved == 0);
+	if (now - dp->last_housekeeping_tsc > dp->housekeeping_tsc) {
 		housekeeping(dp, now_ns);
 		dp->last_housekeeping_tsc = now;
 	}
@@ -802,6 +854,14 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	port->dp = dp;
 	port->length = 0;
 	port->size = burst;
+	/* Requests to host cores may wait for others to the same core, up
+	 * to the bound; the uplink and the default target get a burst of
+	 * whatever each poll produced, one doorbell for all of it. */
+	port->hold_tsc = core < 0 ? 0 :
+		(uint64_t)(((unsigned __int128)dp->cfg->datapath.tx_hold_ns *
+			    dp->tsc_hz) / 1000000000u);
+	port->deadline = 0;
+	port->listed = false;
 	/* the packets, then their charges, in one block */
 	port->pkts = rte_zmalloc_socket(
 		"tlb_txb", (sizeof(*port->pkts) + sizeof(*port->charge)) * burst,
@@ -844,7 +904,8 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->tsc_hz = rte_get_tsc_hz();
 	dp->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000 << 32) /
 					dp->tsc_hz);
-	dp->flush_tsc = dp->tsc_hz / 1000000 * cfg->datapath.tx_flush_us;
+	dp->housekeeping_tsc =
+		dp->tsc_hz / 1000000 * cfg->datapath.housekeeping_us;
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
 	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)
 		dp->parse_opts.udp_ports[i] = cfg->rpc.udp_ports[i];
@@ -892,7 +953,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	    port_init(dp, &dp->default_target, &ref, -1,
 		      TLB_DP_drop_default_tx_full, err, errlen) != 0)
 		goto fail;
-	dp->last_flush_tsc = dp->last_housekeeping_tsc = rte_rdtsc();
+	dp->last_housekeeping_tsc = rte_rdtsc();
 	return 0;
 fail:
 	tlb_dp_fini(dp);

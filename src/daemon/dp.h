@@ -72,9 +72,15 @@ struct tlb_dp;
 /* A queue of a port this lcore sends to and receives from, with its TX
  * buffer: the packets that go out in its next burst, and beside each what
  * it charged the host core, so that a packet the queue refuses is
- * uncharged. (DPDK's rte_eth_dev_tx_buffer has no room for the charge but
- * the mbuf, and a write to the mbuf's line for every request cost jlq's
- * request path 5%: docs/performance.md, change 39.) */
+ * uncharged. DPDK's rte_eth_dev_tx_buffer has no room for the charge but
+ * the mbuf, and the request path writes none of the mbuf's lines
+ * (docs/performance.md, "The charge beside the TX buffer").
+ *
+ * The latency bound: a buffer is sent when it holds a full burst, and
+ * otherwise at the end of the first poll that ends at or after its
+ * deadline, the start of the poll that put its oldest packet in plus
+ * hold_tsc (0: the end of that very poll). A packet thus waits in the
+ * daemon at most hold_tsc plus one poll. */
 struct tlb_dp_port {
 	uint16_t port_id;
 	uint16_t queue;
@@ -85,6 +91,9 @@ struct tlb_dp_port {
 	struct tlb_dp *dp;
 	struct rte_mbuf **pkts;   /* size entries */
 	uint64_t *charge;         /* pkts[i]'s: its work + 1, 0: none */
+	uint64_t hold_tsc;        /* how long a packet may wait for others */
+	uint64_t deadline;        /* TSC by which the buffer goes out */
+	bool listed;              /* in dp->pending (always, while length) */
 };
 
 /* A NIC-side FIFO of held requests: a plain ring of mbuf pointers, since
@@ -126,14 +135,23 @@ struct tlb_dp {
 	 * every TLB_DP_TARGET_ROUND iterations (target_round counts down),
 	 * so idle response queues cost nothing, not an RX call each */
 	uint64_t target_busy[TLB_MAX_CORES / 64];
+	/* Under a policy with a bound (jbsq), the cores that owe answers, a
+	 * bit each: polled every iteration, since each answer is what lets
+	 * the next request go */
+	uint64_t target_owed[TLB_MAX_CORES / 64];
 	uint8_t target_round;
-	uint64_t flush_tsc;       /* TX flush period in TSC cycles */
+	uint64_t poll_tsc;        /* TSC at the start of the current poll */
+	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	uint64_t stale_timeout_ns;
 
 	struct tlb_dp_port uplink;
 	struct tlb_dp_port target[TLB_MAX_CORES];
 	bool has_default_target;
 	struct tlb_dp_port default_target;
+	/* The ports whose buffers hold packets, each once: the end of a
+	 * poll looks at these, not at every port. */
+	struct tlb_dp_port *pending[TLB_MAX_CORES + 2];
+	uint32_t n_pending;
 
 	struct tlb_policy policy;
 	bool flow_key;             /* policy.ops->uses_flow_key, at hand */
@@ -154,9 +172,7 @@ struct tlb_dp {
 	/* dp: wo, control: ro */
 	uint64_t applied_gen;
 
-	uint64_t last_flush_tsc;
 	uint64_t last_housekeeping_tsc;
-	uint32_t bursts_since_housekeeping;
 	struct tlb_dp_stats stats;
 };
 
@@ -190,7 +206,7 @@ struct rte_mbuf **tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap,
 /* One iteration of the poll loop; returns the number of packets moved. */
 unsigned int tlb_dp_poll(struct tlb_dp *dp);
 
-/* Sends everything buffered now. */
+/* Sends everything buffered now, whatever its deadline. */
 void tlb_dp_flush(struct tlb_dp *dp);
 
 /* Frees what the FIFO still holds (counted drop_shutdown) and the state. */

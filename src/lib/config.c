@@ -795,6 +795,20 @@ remember_lcores(struct cfg_ctx *ctx, const struct cfg_key *key,
 	ctx->lcores_node = node;
 }
 
+/* datapath.tx_flush_us bounded nothing a request cares about (a partly
+ * filled buffer could wait that long); its two jobs have their own keys.
+ * Refused rather than mapped: the old value means neither. */
+static void
+removed_tx_flush_us(struct cfg_ctx *ctx, const struct cfg_key *key,
+		    const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)field;
+	cfg_error(ctx, node, "%s: removed: TX buffers are sent within "
+		  "datapath.tx_hold_ns (default %u ns); host state is read "
+		  "every datapath.housekeeping_us", path, TLB_CFG_TX_HOLD_NS);
+}
+
 static void
 remember_transport(struct cfg_ctx *ctx, const struct cfg_key *key,
 		   const yaml_node_t *node, const char *path, void *field)
@@ -955,7 +969,10 @@ static const struct cfg_key datapath_keys[] = {
 	KEY_UINT_LIST("lcores", C, datapath.lcores, datapath.n_lcores, 0,
 		      UINT32_MAX, 1, CFG_DISTINCT, remember_lcores),
 	KEY_UINT("burst", C, datapath.burst, 1, 512, 0),
-	KEY_UINT("tx_flush_us", C, datapath.tx_flush_us, 1, 10000, 0),
+	KEY_UINT("tx_hold_ns", C, datapath.tx_hold_ns, 0, 1000000, 0),
+	KEY_UINT("housekeeping_us", C, datapath.housekeeping_us, 1, 10000, 0),
+	{ .name = "tx_flush_us", .kind = CFG_CUSTOM,
+	  .parse = removed_tx_flush_us },
 	KEY_UINT("idle_sleep_us", C, datapath.idle_sleep_us, 0, 100000, 0),
 	KEY_UINT("rx_desc", C, datapath.rx_desc, 64, 16384, 0),
 	KEY_UINT("tx_desc", C, datapath.tx_desc, 64, 16384, 0),
@@ -1158,7 +1175,8 @@ tlb_config_defaults(struct tlb_config *cfg)
 	cfg->datapath.lcores[0] = 1;
 	cfg->datapath.n_lcores = 1;
 	cfg->datapath.burst = 32;
-	cfg->datapath.tx_flush_us = 100;
+	cfg->datapath.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
+	cfg->datapath.housekeeping_us = 100;
 	cfg->datapath.idle_sleep_us = 0;
 	cfg->datapath.rx_desc = 1024;
 	cfg->datapath.tx_desc = 1024;

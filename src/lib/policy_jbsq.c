@@ -19,6 +19,12 @@ jbsq_check(const struct tlb_policy_params *params, char *err, size_t errlen)
 	return 0;
 }
 
+static void
+jbsq_init(struct tlb_policy *p)
+{
+	p->bound = p->params.k;
+}
+
 static int
 jbsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	  const struct tlb_request_info *req)
@@ -37,5 +43,6 @@ const struct tlb_policy_ops tlb_policy_jbsq = {
 	.name = "jbsq",
 	.summary = "shortest queue bounded at k, else hold (jbsq:K)",
 	.check = jbsq_check,
+	.init = jbsq_init,
 	.pick = jbsq_pick,
 };

@@ -105,8 +105,9 @@ check_valid(const struct tlb_config *cfg)
 			      cfg->datapath.lcores[j]);
 	}
 	CHECK(cfg->datapath.burst >= 1 && cfg->datapath.burst <= 512);
-	CHECK(cfg->datapath.tx_flush_us >= 1 &&
-	      cfg->datapath.tx_flush_us <= 10000);
+	CHECK(cfg->datapath.tx_hold_ns <= 1000000);
+	CHECK(cfg->datapath.housekeeping_us >= 1 &&
+	      cfg->datapath.housekeeping_us <= 10000);
 	CHECK(cfg->datapath.idle_sleep_us <= 100000);
 	CHECK(cfg->datapath.rx_desc >= 64 && cfg->datapath.rx_desc <= 16384);
 	CHECK(cfg->datapath.tx_desc >= 64 && cfg->datapath.tx_desc <= 16384);

@@ -160,6 +160,7 @@ teardown_dp(void **state)
 	(void)state;
 	tlb_dp_fini(&dp);
 	close_host();
+	cfg.datapath.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
 	drain(up.tx[0]);
 	drain(def.tx[0]);
 	for (int i = 0; i < N_CORES; i++)
@@ -640,8 +641,8 @@ test_credit_ring(void **state)
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
 	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
 	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
-	/* Housekeeping runs every tx_flush_us. */
-	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	/* Housekeeping runs every housekeeping_us. */
+	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
 	pump();
 	for (int r = 0; r < 4; r++)
 		send_request(36000, 100);
@@ -669,7 +670,7 @@ test_credit_ring(void **state)
 	tlb_cr_detach(host);
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
 	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
-	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
 	pump();
 	assert_int_equal(counter(TLB_DP_host_restarts), 1);
 	assert_int_equal(counter(TLB_DP_stranded), 2);
@@ -699,8 +700,8 @@ test_transport_none(void **state)
 	start_with("jsq", 2, TLB_CREDITS_INBAND, t);
 	cfg.kick.enabled = false;
 	assert_false(dp.kick);
-	/* Housekeeping (every tx_flush_us) reads the run states. */
-	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	/* Housekeeping (every housekeeping_us) reads the run states. */
+	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
 	pump();
 	for (uint32_t c = 0; c < N_CORES; c++) {
 		assert_true(dp.lv->core[c].running);
@@ -786,7 +787,7 @@ test_kick_parked_core(void **state)
 	cfg.kick.stall_us = 0;
 	start("jsq", 2, TLB_CREDITS_INBAND, nic);
 	cfg.kick.enabled = false;
-	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
 	pump();
 	assert_false(dp.lv->core[0].running);
 	assert_true(dp.lv->core[1].running);
@@ -1002,7 +1003,7 @@ test_restart_with_buffered_request(void **state)
 				       sizeof(err)), 0);
 	start("jsq", 2, TLB_CREDITS_INBAND, nic);
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
-	rte_delay_us_block(cfg.datapath.tx_flush_us * 2);
+	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
 	pump();
 	/* Every target's ring full (of markers, taken out below). */
 	for (int c = 0; c < N_CORES; c++) {
@@ -1014,7 +1015,10 @@ test_restart_with_buffered_request(void **state)
 	/* The host restarts while the request sits in a TX buffer. */
 	tlb_cr_detach(host);
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
-	dp.last_flush_tsc = rte_rdtsc();
+	/* Held past the housekeeping of the next poll, which sees the
+	 * new epoch. */
+	for (int c = 0; c < N_CORES; c++)
+		dp.target[c].hold_tsc = rte_get_tsc_hz();
 	dp.last_housekeeping_tsc = 0;
 	tlb_dp_poll(&dp);
 	pump();
@@ -1033,6 +1037,193 @@ test_restart_with_buffered_request(void **state)
 	assert_int_equal(counter(TLB_DP_host_restarts), 1);
 	assert_int_equal(counter(TLB_DP_stranded) +
 			 counter(TLB_DP_drop_tx_full), 1);
+}
+
+/* ---- the latency bound (datapath.tx_hold_ns) ---- */
+
+#define STEADY_POLLS 400
+
+/* What a steady run saw. */
+struct steady {
+	uint64_t sent, delivered, answered;
+	uint64_t waited_max; /* polls between a request's and its arrival */
+	uint64_t fifo_polls; /* polls that ended with requests held */
+};
+
+/* After a poll: every core that jbsq keeps at its bound has nothing left
+ * in its TX buffer, and requests wait in the FIFO only while every core
+ * is at its bound (they are released in the poll that frees a core). */
+static void
+check_bound_released(uint32_t k)
+{
+	bool all_at_bound = true;
+
+	for (uint32_t c = 0; c < N_CORES; c++) {
+		uint64_t out = tlb_lv_outstanding(dp.lv, c);
+
+		assert_true(out <= k);
+		if (out == k)
+			assert_int_equal(dp.target[c].length, 0);
+		else
+			all_at_bound = false;
+	}
+	if (dp.fifo.tail != dp.fifo.head)
+		assert_true(all_at_bound);
+}
+
+/* The uplink never empty: per_poll requests put on it before every poll,
+ * and each host core answering at once, right after the poll, whatever
+ * reached it. After every poll, each response the datapath took from a
+ * host core is on the uplink; with exact set, each request it steered is
+ * on its core's ring too. k: jbsq's bound (0: not jbsq). */
+static void
+run_steady(struct steady *st, bool exact, uint32_t k, unsigned int per_poll)
+{
+	uint64_t sent_at[STEADY_POLLS * (N_CORES + 2) + 1];
+	uint64_t base = next_id, got_up = 0;
+	struct out_pkt out[64];
+
+	memset(st, 0, sizeof(*st));
+	for (uint64_t poll = 0; poll < STEADY_POLLS; poll++) {
+		for (unsigned int r = 0; r < per_poll; r++) {
+			sent_at[next_id - base] = poll;
+			send_request((uint16_t)(30000 + st->sent % 64), 1000);
+			st->sent++;
+		}
+		tlb_dp_poll(&dp);
+		for (unsigned int c = 0; c < N_CORES; c++) {
+			unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+			for (unsigned int i = 0; i < n; i++) {
+				uint64_t w = poll -
+					sent_at[out[i].p.hdr.req_id - base];
+
+				st->waited_max = RTE_MAX(st->waited_max, w);
+				respond(c, &out[i]);
+			}
+			st->delivered += n;
+		}
+		got_up += drain(up.tx[0]);
+		assert_int_equal(got_up, counter(TLB_DP_responses));
+		if (exact)
+			assert_int_equal(st->delivered, counter(TLB_DP_steered));
+		if (k != 0)
+			check_bound_released(k);
+		if (dp.fifo.tail != dp.fifo.head)
+			st->fifo_polls++;
+	}
+	/* The uplink runs dry: what is left goes out, and is answered. */
+	for (int round = 0; round < 64 && st->answered < st->sent; round++) {
+		tlb_dp_poll(&dp);
+		for (unsigned int c = 0; c < N_CORES; c++) {
+			unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+			for (unsigned int i = 0; i < n; i++)
+				respond(c, &out[i]);
+			st->delivered += n;
+		}
+		got_up += drain(up.tx[0]);
+		st->answered = got_up;
+	}
+	st->answered = got_up;
+}
+
+/* tx_hold_ns 0: with the uplink never empty, every request of every
+ * policy reaches its host core's queue in the poll that received it, and
+ * every response the uplink in the poll that received it. */
+static void
+test_hold_zero_same_poll(void **state)
+{
+	static const struct {
+		const char *name;
+		uint32_t k;
+	} pols[] = { { "rss", 0 }, { "rr", 0 }, { "random", 0 }, { "pod", 0 },
+		     { "jsq", 0 }, { "jlq", 0 }, { "jbsq", 1 }, { "jbsq", 2 } };
+	struct steady st;
+
+	(void)state;
+	for (size_t i = 0; i < RTE_DIM(pols); i++) {
+		cfg.datapath.tx_hold_ns = 0;
+		start(pols[i].name, pols[i].k ? pols[i].k : 2,
+		      TLB_CREDITS_INBAND, NULL);
+		run_steady(&st, true, pols[i].k, 1);
+		printf("%s k=%u: sent %lu delivered %lu answered %lu, polls "
+		       "waited max %lu, polls with requests held %lu\n",
+		       pols[i].name, pols[i].k, (unsigned long)st.sent,
+		       (unsigned long)st.delivered,
+		       (unsigned long)st.answered,
+		       (unsigned long)st.waited_max,
+		       (unsigned long)st.fifo_polls);
+		assert_int_equal(st.delivered, st.sent);
+		assert_int_equal(st.answered, st.sent);
+		assert_int_equal(counter(TLB_DP_drop_fifo_full), 0);
+		/* Only jbsq may hold a request back: in its FIFO, while
+		 * every core is at its bound. */
+		if (pols[i].k == 0)
+			assert_int_equal(st.waited_max, 0);
+		tlb_dp_fini(&dp);
+		memset(&dp, 0, sizeof(dp));
+	}
+}
+
+/* jbsq at the default tx_hold_ns: a request that brings its core to the
+ * bound goes out in the poll that steered it, held requests leave the
+ * FIFO in the poll whose response frees a core, and nothing is dropped.
+ * 4 (k = 1) and 6 (k = 2) requests a poll: when every core's answers are
+ * seen in the poll after its requests, 4 of them find every core at its
+ * bound and wait in the FIFO, which holds exactly 4, and all of them
+ * leave it in that poll; a core whose answers are seen late makes the
+ * FIFO overflow. */
+static void
+test_jbsq_default_hold_full_rate(void **state)
+{
+	struct steady st;
+
+	(void)state;
+	for (uint32_t k = 1; k <= 2; k++) {
+		start("jbsq", k, TLB_CREDITS_INBAND, NULL);
+		run_steady(&st, false, k, k == 1 ? 4 : 6);
+		printf("jbsq k=%u: sent %lu delivered %lu answered %lu, polls "
+		       "with requests held %lu, released %lu\n", k,
+		       (unsigned long)st.sent, (unsigned long)st.delivered,
+		       (unsigned long)st.answered,
+		       (unsigned long)st.fifo_polls,
+		       (unsigned long)counter(TLB_DP_released));
+		assert_true(counter(TLB_DP_released) > 0);
+		assert_int_equal(st.delivered, st.sent);
+		assert_int_equal(st.answered, st.sent);
+		assert_int_equal(counter(TLB_DP_drop_fifo_full), 0);
+		tlb_dp_fini(&dp);
+		memset(&dp, 0, sizeof(dp));
+	}
+}
+
+/* A request to a core with nothing else to do goes out in the poll that
+ * steered it; one to a busy core may wait for others, but goes out at
+ * the end of the first busy poll after its deadline: the test waits past
+ * tx_hold_ns (a bounded wait on the TSC, no assertion on time). */
+static void
+test_hold_deadline_sends(void **state)
+{
+	unsigned int got = 0;
+
+	(void)state;
+	cfg.datapath.tx_hold_ns = 200000;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	/* rr: one request to each idle core, then a second to core 0. */
+	for (int r = 0; r <= N_CORES; r++)
+		send_request(30000, 1000);
+	tlb_dp_poll(&dp);
+	for (int c = 0; c < N_CORES; c++)
+		got += drain(tgt[c].tx[0]);
+	assert_true(got >= N_CORES);
+	rte_delay_us_block(400);
+	/* A request to core 1, which is busy too, keeps the poll busy. */
+	send_request(30000, 1000);
+	tlb_dp_poll(&dp);
+	got += drain(tgt[0].tx[0]);
+	assert_int_equal(got, N_CORES + 1);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
 }
 
 int
@@ -1064,6 +1255,10 @@ main(void)
 		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
 		cmocka_unit_test_teardown(test_tx_full_uncharges_refused,
 					  teardown_dp),
+		cmocka_unit_test_teardown(test_hold_zero_same_poll, teardown_dp),
+		cmocka_unit_test_teardown(test_jbsq_default_hold_full_rate,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_hold_deadline_sends, teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
 					  teardown_dp),
 	};

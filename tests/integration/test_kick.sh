@@ -76,7 +76,7 @@ topo_init kick
 # Daemon datapath on CPU 0 (its main lcore, which sleeps, on CPU 1); both
 # server core threads on CPU 1, its main lcore on CPU 0.
 topo_config cores=2 policy=jsq credits=ring lcores=0 main_lcore=1 \
-	kick=true kick_stall_us=200 flush_us=20
+	kick=true kick_stall_us=200 housekeeping_us=20
 export TOPO_SRV_LCORES="0@0,1@1,2@1"
 topo_start_daemon || { echo "not ok - daemon started"; exit 1; }
 

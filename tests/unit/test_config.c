@@ -185,7 +185,8 @@ test_defaults_when_omitted(void **state)
 	assert_int_equal(def.datapath.n_lcores, 1);
 	assert_int_equal(def.datapath.lcores[0], 1);
 	assert_int_equal(def.datapath.burst, 32);
-	assert_int_equal(def.datapath.tx_flush_us, 100);
+	assert_int_equal(def.datapath.tx_hold_ns, 1000);
+	assert_int_equal(def.datapath.housekeeping_us, 100);
 	assert_int_equal(def.datapath.rx_desc, 1024);
 	assert_int_equal(def.datapath.mbufs, 0);
 	assert_int_equal(def.rpc.udp_ports[0], 9000);
@@ -313,6 +314,26 @@ test_three_errors(void **state)
 	assert_non_null(strstr(msgs, "t.yaml:5:10: datapath.burst: "));
 	assert_non_null(strstr(msgs, "t.yaml:6:3: datapath.bogus: unknown key"));
 	assert_non_null(strstr(msgs, "t.yaml:8:12: host.credits: "));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
+/* A config written for the old TX flush timer is refused where the key
+ * stands, with what replaced it. */
+static void
+test_removed_tx_flush_us(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	assert_int_equal(load_text(BASE
+				   "datapath:\n"
+				   "  tx_flush_us: 100\n",
+				   &cfg, &msgs), 1);
+	assert_non_null(strstr(msgs, "t.yaml:5:16: datapath.tx_flush_us: "
+				     "removed: TX buffers are sent within "
+				     "datapath.tx_hold_ns"));
 	tlb_config_free(&cfg);
 	free(msgs);
 }
@@ -503,8 +524,10 @@ struct range_case {
 static const struct range_case range_cases[] = {
 	{ "datapath.burst", BASE "datapath:\n  burst: ", "\n",
 	  FIELD(datapath.burst), 1, 512 },
-	{ "datapath.tx_flush_us", BASE "datapath:\n  tx_flush_us: ", "\n",
-	  FIELD(datapath.tx_flush_us), 1, 10000 },
+	{ "datapath.tx_hold_ns", BASE "datapath:\n  tx_hold_ns: ", "\n",
+	  FIELD(datapath.tx_hold_ns), 0, 1000000 },
+	{ "datapath.housekeeping_us", BASE "datapath:\n  housekeeping_us: ",
+	  "\n", FIELD(datapath.housekeeping_us), 1, 10000 },
 	{ "datapath.idle_sleep_us", BASE "datapath:\n  idle_sleep_us: ", "\n",
 	  FIELD(datapath.idle_sleep_us), 0, 100000 },
 	{ "datapath.rx_desc", BASE "datapath:\n  rx_desc: ", "\n",
@@ -822,6 +845,7 @@ main(void)
 		cmocka_unit_test(test_defaults_when_omitted),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_three_errors),
+		cmocka_unit_test(test_removed_tx_flush_us),
 		cmocka_unit_test(test_load_buffer_name),
 		cmocka_unit_test(test_missing_file),
 		cmocka_unit_test(test_invalid_utf8),
