@@ -146,6 +146,24 @@ test_init_errors(void **state)
 	assert_non_null(strstr(err, "k=0"));
 }
 
+/* The bound the dispatcher sends at once and polls for: jbsq's k, and no
+ * bound for a policy without one. */
+static void
+test_policy_bound(void **state)
+{
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.k = 3;
+	assert_int_equal(tlb_policy_init(&pol, "jbsq", &pp, 4, err,
+					 sizeof(err)), 0);
+	assert_int_equal(pol.bound, 3);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 4, err,
+					 sizeof(err)), 0);
+	assert_int_equal(pol.bound, 0);
+}
+
 /* Verification vectors of the Toeplitz hash published with the RSS
  * specification (IPv4, with and without ports). */
 static void
@@ -930,6 +948,7 @@ main(void)
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_parse_spec),
 		cmocka_unit_test(test_init_errors),
+		cmocka_unit_test(test_policy_bound),
 		cmocka_unit_test(test_toeplitz_vectors),
 		cmocka_unit_test(test_rss_flow_sticks),
 		cmocka_unit_test(test_rss_ineligible_core),
