@@ -34,6 +34,7 @@
 #include <rte_ring.h>
 
 #include "turbolb/config.h"
+#include "turbolb/histogram.h"
 #include "turbolb/host.h"
 #include "turbolb/load_view.h"
 #include "turbolb/transport.h"
@@ -119,6 +120,36 @@ struct bench_run {
 	volatile uint32_t bar_gen;
 };
 
+/* One run of the latency mode (bench_latency.c) on dispatcher 0 of a copy
+ * world: set the inputs, launch bench_latency_run() on its lcore. */
+struct bench_lat {
+	/* in */
+	struct bench_world *w;
+	struct rte_mempool *pool;
+	enum bench_mode mode;
+	double rate_mpps;      /* mean arrival rate; 0: saturate */
+	uint64_t packets;      /* samples recorded */
+	uint64_t warmup;       /* samples not recorded, first */
+	unsigned int inflight; /* requests (and responses) made up front */
+	uint64_t tsc_hz;
+	uint64_t seed;
+	/* out */
+	struct tlb_hist all;   /* residence, ns */
+	struct tlb_hist clean; /* less the samples in flight across a gap */
+	uint64_t samples, preempted;
+	uint32_t polls_waited_max;
+	uint64_t polls, made, measured_made, seen;
+	uint64_t gaps, gap_tsc;   /* in the measured window */
+	uint64_t backlogged;      /* arrivals late: the uplink or every mbuf full */
+	uint64_t t0, t1, cpu_ns;  /* the measured window */
+	uint64_t skip, last_gap_end;
+	bool failed;
+	char error[128];
+};
+
+int bench_latency_register(void);
+int bench_latency_run(void *arg);
+
 /* bench_world.c */
 int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int n_cores, unsigned int n_dps,
@@ -134,6 +165,14 @@ void bench_world_destroy(struct bench_world *w);
 int bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 		     enum bench_mode mode, char *err, size_t errlen);
 unsigned int bench_world_drain(struct bench_world *w);
+/* A request of flow `flow` as the client sends it; a response as the
+ * host sends it back (work and service time of BENCH_RESP_*). NULL when
+ * the pool is empty. */
+struct rte_mbuf *bench_request_mbuf(struct rte_mempool *pool,
+				    unsigned int flow, uint64_t id,
+				    enum bench_mode mode);
+struct rte_mbuf *bench_response_mbuf(struct rte_mempool *pool,
+				     unsigned int flow, uint64_t id);
 /* Request template of a flow; what the datapath must have stamped. */
 uint32_t bench_flow_hint(unsigned int flow, enum bench_mode mode);
 uint16_t bench_flow_sport(unsigned int flow);

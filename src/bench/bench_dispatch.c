@@ -78,6 +78,9 @@ struct opts {
 	bool huge;
 	unsigned int memory_mb;
 	const char *json;
+	double loads[MAX_LIST];   /* latency mode: fractions of saturation */
+	unsigned int n_loads;
+	uint64_t lat_packets;
 	int cpus[BENCH_MAX_DPS + 1];
 	unsigned int n_cpus;
 	char **eal_extra;
@@ -102,7 +105,27 @@ struct result {
 	double median, cpu_median;
 };
 
+/* One line of the latency mode: a policy at a load. */
+struct lat_result {
+	char label[64];
+	const char *policy;
+	enum bench_mode mode;
+	unsigned int cores;
+	double load;           /* the fraction asked for; 1: saturation */
+	double sat_mrps;       /* the saturation it is a fraction of */
+	double rate_mrps;      /* achieved, gaps left out */
+	double dispatch_ns;    /* CPU time per request at saturation */
+	uint64_t p50, p99, p999, max, clean_p99;
+	double mean;
+	uint32_t polls_waited_max;
+	uint64_t samples, preempted, gaps, backlogged;
+	double gap_ms;
+};
+
 static struct opts o;
+static struct lat_result *lats;
+static unsigned int n_lats, cap_lats;
+static struct bench_lat lat_run; /* one at a time; large */
 static struct result *results;
 static unsigned int n_results, cap_results;
 static struct bench_run run; /* one at a time; large */
@@ -137,6 +160,12 @@ usage(FILE *f)
 "  --smoke              tiny check that everything works (fails on any drop\n"
 "                       or misroute), 1 and 2 dispatchers; no speed is asserted\n"
 "  --callgrind          one repetition, windows marked for callgrind dumps\n"
+"  --latency LIST       latency mode: requests arrive (open loop, Poisson)\n"
+"                       at these fractions of the dispatcher's saturation\n"
+"                       rate, measured first in the same run (e.g.\n"
+"                       0.5,0.9,0.99); reports each request's residence in\n"
+"                       the daemon. One dispatcher; replaces the rate runs\n"
+"  --latency-packets N  samples per load (default 200000)\n"
 "  --json FILE          write the results as JSON\n"
 "  --cpus LIST          CPUs for the main lcore, then the dispatchers\n"
 "  --huge               use hugepages (default --no-huge)\n"
@@ -215,12 +244,34 @@ parse_modes(char *s)
 }
 
 static int
+parse_loads(const char *s)
+{
+	char buf[256], *save = NULL, *tok, *end;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	o.n_loads = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		double v = strtod(tok, &end);
+
+		if (*end != '\0' || end == tok || !(v > 0 && v <= 1) ||
+		    o.n_loads == MAX_LIST) {
+			fprintf(stderr, "turbolb-bench: --latency: '%s' is no "
+				"fraction in (0, 1]\n", tok);
+			return -1;
+		}
+		o.loads[o.n_loads++] = v;
+	}
+	return o.n_loads ? 0 : -1;
+}
+
+static int
 parse_args(int argc, char **argv)
 {
 	enum { O_POL = 256, O_MODES, O_CORES, O_DPS, O_PKTS, O_WARM, O_REPS,
 	       O_PRE, O_FLOWS, O_BURST, O_FLUSH, O_FIFO, O_K, O_QPP, O_NOBASE,
 	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM,
-	       O_CREDITS };
+	       O_CREDITS, O_LAT, O_LATPKTS };
 	static const struct option longopts[] = {
 		{ "policies", required_argument, NULL, O_POL },
 		{ "modes", required_argument, NULL, O_MODES },
@@ -238,6 +289,8 @@ parse_args(int argc, char **argv)
 		{ "queues-per-port", required_argument, NULL, O_QPP },
 		{ "no-baselines", no_argument, NULL, O_NOBASE },
 		{ "credits", required_argument, NULL, O_CREDITS },
+		{ "latency", required_argument, NULL, O_LAT },
+		{ "latency-packets", required_argument, NULL, O_LATPKTS },
 		{ "verify", no_argument, NULL, O_VERIFY },
 		{ "smoke", no_argument, NULL, O_SMOKE },
 		{ "callgrind", no_argument, NULL, O_CG },
@@ -270,6 +323,7 @@ parse_args(int argc, char **argv)
 	o.qpp = 4;
 	o.baselines = true;
 	o.memory_mb = 512;
+	o.lat_packets = 200000;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -318,6 +372,16 @@ parse_args(int argc, char **argv)
 			break;
 		case O_SMOKE:
 			o.smoke = true;
+			break;
+		case O_LAT:
+			if (parse_loads(optarg) != 0)
+				return -1;
+			break;
+		case O_LATPKTS:
+			if (parse_uint(optarg, UINT64_MAX / 4, &v) != 0 ||
+			    v == 0)
+				return -1;
+			o.lat_packets = v;
 			break;
 		case O_CG:
 			o.callgrind = true;
@@ -773,6 +837,186 @@ preload_for(unsigned int cores, unsigned int dps)
 	return RTE_MAX(1024u, o.burst * (per + 4));
 }
 
+/* ---- the latency mode ---- */
+
+#define LAT_INFLIGHT 4096u
+
+static struct lat_result *
+new_lat(void)
+{
+	if (n_lats == cap_lats) {
+		unsigned int cap = cap_lats ? 2 * cap_lats : 32;
+		struct lat_result *nl = realloc(lats, cap * sizeof(*nl));
+
+		if (nl == NULL)
+			return NULL;
+		lats = nl;
+		cap_lats = cap;
+	}
+	memset(&lats[n_lats], 0, sizeof(lats[0]));
+	return &lats[n_lats++];
+}
+
+/* One latency run of policy in w at rate_mpps (0: saturation); fills
+ * lat_run. Returns -1 on a failure. */
+static int
+lat_once(struct bench_world *w, struct rte_mempool *pool, const char *policy,
+	 enum bench_mode mode, double rate_mpps)
+{
+	struct bench_lat *L = &lat_run;
+
+	memset(L, 0, sizeof(*L));
+	L->w = w;
+	L->pool = pool;
+	L->mode = mode;
+	L->rate_mpps = rate_mpps;
+	L->packets = o.lat_packets;
+	L->warmup = o.lat_packets / 10;
+	L->inflight = LAT_INFLIGHT;
+	L->tsc_hz = rte_get_tsc_hz();
+	L->seed = 1;
+	bench_world_drain(w);
+	if (init_dps(w, policy) != 0)
+		return -1;
+	if (rte_eal_remote_launch(bench_latency_run, L, world_lcore(0)) != 0) {
+		fprintf(stderr, "turbolb-bench: lcore %u busy\n",
+			world_lcore(0));
+		return -1;
+	}
+	while (rte_eal_get_lcore_state(world_lcore(0)) != WAIT)
+		usleep(1000);
+	rte_eal_wait_lcore(world_lcore(0));
+	tlb_dp_flush(&w->dp[0]);
+	fini_dps(w);
+	bench_world_drain(w);
+	if (L->failed) {
+		fprintf(stderr, "turbolb-bench: latency %s: %s\n", policy,
+			L->error);
+		return -1;
+	}
+	return 0;
+}
+
+/* Requests per second of the measured window, the gaps left out. */
+static double
+lat_rate(const struct bench_lat *L)
+{
+	uint64_t t = L->t1 - L->t0 - L->gap_tsc;
+
+	return t ? (double)L->measured_made * (double)L->tsc_hz / (double)t /
+			   1e6 : 0;
+}
+
+/* Saturation first, then each load of --latency as a fraction of it. */
+static int
+measure_latency(struct bench_world *w, struct rte_mempool *pool,
+		const char *policy, enum bench_mode mode)
+{
+	const struct bench_lat *L = &lat_run;
+	char label[64];
+	double sat, dispatch_ns;
+
+	if (strcmp(policy, "jbsq") == 0)
+		snprintf(label, sizeof(label), "jbsq:%u", o.jbsq_k);
+	else
+		snprintf(label, sizeof(label), "%s", policy);
+	if (lat_once(w, pool, policy, mode, 0) != 0)
+		return -1;
+	sat = lat_rate(L);
+	dispatch_ns = L->samples ? (double)L->cpu_ns / (double)L->samples : 0;
+	printf("  %-8s %-7s saturation %7.3f Mrps (%.0f ns of CPU a "
+	       "request, with the benchmark's client and host)\n", label,
+	       mode_names[mode], sat, dispatch_ns);
+	for (unsigned int i = 0; i < o.n_loads; i++) {
+		struct lat_result *x;
+
+		if (lat_once(w, pool, policy, mode, o.loads[i] * sat) != 0)
+			return -1;
+		x = new_lat();
+		if (x == NULL)
+			return -1;
+		snprintf(x->label, sizeof(x->label), "%s", label);
+		x->policy = policy;
+		x->mode = mode;
+		x->cores = w->n_cores;
+		x->load = o.loads[i];
+		x->sat_mrps = sat;
+		x->rate_mrps = lat_rate(L);
+		x->dispatch_ns = dispatch_ns;
+		x->p50 = tlb_hist_quantile(&L->all, 0.5);
+		x->p99 = tlb_hist_quantile(&L->all, 0.99);
+		x->p999 = tlb_hist_quantile(&L->all, 0.999);
+		x->max = L->all.max;
+		x->clean_p99 = tlb_hist_quantile(&L->clean, 0.99);
+		x->mean = tlb_hist_mean(&L->all);
+		x->polls_waited_max = L->polls_waited_max;
+		x->samples = L->samples;
+		x->preempted = L->preempted;
+		x->gaps = L->gaps;
+		x->gap_ms = (double)L->gap_tsc * 1e3 / (double)L->tsc_hz;
+		x->backlogged = L->backlogged;
+		printf("  %-8s %-7s load %4.2f %7.3f Mrps  residence p50 %6" PRIu64
+		       " p99 %7" PRIu64 " p99.9 %8" PRIu64 " max %9" PRIu64
+		       " ns  polls waited max %u  preempted %.3f%% "
+		       "(clean p99 %" PRIu64 ")\n", label, mode_names[mode],
+		       x->load, x->rate_mrps, x->p50, x->p99, x->p999, x->max,
+		       x->polls_waited_max,
+		       x->samples ? 100.0 * (double)x->preempted /
+					    (double)x->samples : 0,
+		       x->clean_p99);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+static void
+write_json_latency(FILE *f)
+{
+	fprintf(f, "  \"latency\": [\n");
+	for (unsigned int i = 0; i < n_lats; i++) {
+		const struct lat_result *x = &lats[i];
+
+		fprintf(f, "    { \"policy\": \"%s\", \"mode\": \"%s\", "
+			"\"cores\": %u, \"dispatchers\": 1, "
+			"\"tx_hold_ns\": %u, \"load_fraction\": %.3f, "
+			"\"saturation_mrps\": %.4f, \"rate_mrps\": %.4f, "
+			"\"dispatch_ns\": %.1f, "
+			"\"residence_p50_ns\": %" PRIu64 ", "
+			"\"residence_p99_ns\": %" PRIu64 ", "
+			"\"residence_p999_ns\": %" PRIu64 ", "
+			"\"residence_max_ns\": %" PRIu64 ", "
+			"\"residence_mean_ns\": %.1f, "
+			"\"residence_clean_p99_ns\": %" PRIu64 ", "
+			"\"polls_waited_max\": %u, \"samples\": %" PRIu64
+			", \"preempted\": %" PRIu64 ", \"gaps\": %" PRIu64
+			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64
+			" }%s\n", x->label, mode_names[x->mode], x->cores,
+			o.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
+			x->dispatch_ns, x->p50, x->p99, x->p999, x->max,
+			x->mean, x->clean_p99, x->polls_waited_max,
+			x->samples, x->preempted, x->gaps, x->gap_ms,
+			x->backlogged, i + 1 < n_lats ? "," : "");
+	}
+	fprintf(f, "  ],\n");
+}
+
+/* Every policy and mode of the options in a copy world. jbsq needs
+ * completions: reqresp only. */
+static int
+latency_world(struct bench_world *w, struct rte_mempool *pool)
+{
+	for (unsigned int p = 0; p < o.n_policies; p++)
+		for (int mode = 0; mode < 2; mode++) {
+			if (!o.mode[mode] || (mode == BENCH_REQUEST &&
+			    strcmp(o.policies[p], "jbsq") == 0))
+				continue;
+			if (measure_latency(w, pool, o.policies[p],
+					    (enum bench_mode)mode) != 0)
+				return -1;
+		}
+	return 0;
+}
+
 /* ---- output ---- */
 
 static void
@@ -790,10 +1034,12 @@ write_json(const char *path, const char *cpus)
 		"  \"packets\": %" PRIu64 ",\n  \"reps\": %u,\n"
 		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_hold_ns\": %u,\n"
 		"  \"jbsq_k\": %u,\n  \"queues_per_port\": %u,\n"
-		"  \"callgrind\": %s,\n  \"results\": [\n",
+		"  \"callgrind\": %s,\n",
 		TLB_VERSION, rte_get_tsc_hz(), cpus, o.packets, o.reps, o.burst,
 		o.flows, o.tx_hold_ns, o.jbsq_k, o.qpp,
 		o.callgrind ? "true" : "false");
+	write_json_latency(f);
+	fprintf(f, "  \"results\": [\n");
 	for (unsigned int i = 0; i < n_results; i++) {
 		const struct result *x = &results[i];
 
@@ -887,6 +1133,12 @@ main(int argc, char **argv)
 		for (unsigned int j = 0; j < o.n_dps; j++)
 			max_mbufs = RTE_MAX(max_mbufs, 3 * o.dps[j] *
 				preload_for(o.cores[i], o.dps[j]));
+	if (o.n_loads != 0) {
+		/* One dispatcher; its requests and responses, made up front,
+		 * and the world's own pool. */
+		max_dps = 1;
+		max_mbufs = RTE_MAX(max_mbufs, 2 * LAT_INFLIGHT);
+	}
 	if (pick_cpus(max_dps + 1, lcores, sizeof(lcores), cpus,
 		      sizeof(cpus)) != 0) {
 		fprintf(stderr, "turbolb-bench: bad CPU list\n");
@@ -925,6 +1177,18 @@ main(int argc, char **argv)
 			max_mbufs + 1024, rte_strerror(rte_errno));
 		return 1;
 	}
+	if (o.n_loads != 0 && bench_latency_register() != 0) {
+		fprintf(stderr, "turbolb-bench: mbuf dynamic field: %s\n",
+			rte_strerror(rte_errno));
+		return 1;
+	}
+	if (o.n_loads != 0)
+		printf("turbolb-bench %s: latency, %" PRIu64 " samples a load, "
+		       "burst %u, tx_hold_ns %u, %u flows, CPUs %s (main "
+		       "first), TSC %.3f GHz\n", TLB_VERSION, o.lat_packets,
+		       o.burst, o.tx_hold_ns, o.flows, cpus,
+		       rte_get_tsc_hz() / 1e9);
+	else
 	printf("turbolb-bench %s: %" PRIu64 " packets x %u reps, burst %u, "
 	       "%u flows, CPUs %s (main first), TSC %.3f GHz%s\n",
 	       TLB_VERSION, o.packets, o.reps, o.burst, o.flows, cpus,
@@ -934,6 +1198,8 @@ main(int argc, char **argv)
 		for (unsigned int di = 0; di < o.n_dps && !failed; di++) {
 			unsigned int cores = o.cores[ci], dps = o.dps[di];
 
+			if (o.n_loads != 0 && dps != 1)
+				continue;
 			if (dps > cores) {
 				printf("  (skipped: %u dispatchers for %u "
 				       "cores)\n", dps, cores);
@@ -943,7 +1209,7 @@ main(int argc, char **argv)
 				struct bench_world *w;
 				char err[256];
 
-				if (!want_world(copy))
+				if (o.n_loads != 0 ? !copy : !want_world(copy))
 					continue;
 				w = rte_zmalloc("bench_world", sizeof(*w), 64);
 				if (w == NULL ||
@@ -962,6 +1228,12 @@ main(int argc, char **argv)
 				       "dispatcher:\n", cores, dps,
 				       dps > 1 ? "s" : "",
 				       copy ? "copy" : "direct", w->preload);
+				if (o.n_loads != 0) {
+					failed |= latency_world(w, pool) != 0;
+					bench_world_destroy(w);
+					rte_free(w);
+					continue;
+				}
 				if (!copy && o.baselines) {
 					failed |= measure(w, pool, FWD_IO, NULL,
 							  BENCH_REQUEST) != 0;

@@ -366,25 +366,47 @@ bench_world_destroy(struct bench_world *w)
 	tlb_config_free(&w->cfg);
 }
 
+struct rte_mbuf *
+bench_request_mbuf(struct rte_mempool *pool, unsigned int flow, uint64_t id,
+		   enum bench_mode mode)
+{
+	uint8_t f[256];
+	size_t len = build_request(f, sizeof(f), flow, id, mode, 0);
+
+	return len ? mbuf_of(pool, f, len) : NULL;
+}
+
+struct rte_mbuf *
+bench_response_mbuf(struct rte_mempool *pool, unsigned int flow,
+		    uint64_t id)
+{
+	struct tlb_parse_opts opts = { .udp_ports = { BENCH_RPC_PORT },
+				       .n_udp_ports = 1 };
+	struct tlb_parsed p;
+	uint8_t f[256];
+	size_t len = build_request(f, sizeof(f), flow, id, BENCH_REQRESP,
+				   BENCH_RESP_WORK_NS);
+
+	if (len == 0 || tlb_parse_frame(f, len, &opts, &p) != TLB_PARSE_OK)
+		return NULL;
+	len = tlb_make_response(f, len, &p, TLB_MSG_RESPONSE, 0, 0,
+				BENCH_RESP_SERVICE_NS, 0);
+	return len ? mbuf_of(pool, f, len) : NULL;
+}
+
 int
 bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 		 enum bench_mode mode, char *err, size_t errlen)
 {
-	struct tlb_parse_opts opts = { .udp_ports = { BENCH_RPC_PORT },
-				       .n_udp_ports = 1 };
-	uint8_t f[256];
-	size_t len;
-
 	bench_world_drain(w);
 	for (unsigned int d = 0; d < w->n_dps; d++) {
 		/* Flows are spread over the dispatchers as an RSS NIC would
 		 * spread them over the uplink queues: each its own set. */
 		for (unsigned int j = 0; j < w->preload; j++) {
 			unsigned int flow = (j * w->n_dps + d) % w->flows;
-			struct rte_mbuf *m;
+			struct rte_mbuf *m =
+				bench_request_mbuf(pool, flow, j + 1, mode);
 
-			len = build_request(f, sizeof(f), flow, j + 1, mode, 0);
-			m = len ? mbuf_of(pool, f, len) : NULL;
 			if (m == NULL || rte_ring_enqueue(w->up_rx[d], m) != 0) {
 				snprintf(err, errlen, "preload: no mbuf");
 				return -1;
@@ -396,24 +418,16 @@ bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 		 * step never has to wait for the stash. */
 		for (unsigned int j = 0; j < 2 * w->preload; j++) {
 			unsigned int flow = (j * w->n_dps + d) % w->flows;
-			struct tlb_parsed p;
-			struct rte_mbuf *m;
+			struct rte_mbuf *m =
+				bench_response_mbuf(pool, flow, j + 1);
 
-			len = build_request(f, sizeof(f), flow, j + 1, mode,
-					    BENCH_RESP_WORK_NS);
-			if (tlb_parse_frame(f, len, &opts, &p) != TLB_PARSE_OK)
-				goto bad;
-			len = tlb_make_response(f, len, &p, TLB_MSG_RESPONSE, 0,
-						0, BENCH_RESP_SERVICE_NS, 0);
-			m = len ? mbuf_of(pool, f, len) : NULL;
-			if (m == NULL || rte_ring_enqueue(w->stash[d], m) != 0)
-				goto bad;
+			if (m == NULL || rte_ring_enqueue(w->stash[d], m) != 0) {
+				snprintf(err, errlen, "responses: no mbuf");
+				return -1;
+			}
 		}
 	}
 	return 0;
-bad:
-	snprintf(err, errlen, "responses: no mbuf");
-	return -1;
 }
 
 /* ---- frame checks ---- */

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * turbolb-bench's latency mode: how long a request stays inside the
+ * daemon, at a set fraction of the dispatcher's own saturation rate.
+ *
+ * One lcore runs, in turn: the client (open loop: requests arrive at
+ * exponentially spaced times and are put on the uplink RX ring), one
+ * tlb_dp_poll(), and the host (what reached a core's TX ring is taken at
+ * once; in reqresp mode it is answered at once). Each request carries, in
+ * an mbuf dynamic field, the TSC of its arrival and the poll it arrived
+ * before; right after each poll what the datapath sent is taken off the
+ * target rings (request mode) or off the uplink TX ring (reqresp mode,
+ * the response's own time in the daemon added) and its residence is
+ * recorded.
+ *
+ * The arrival time, not the time the loop got round to putting the
+ * request on the ring, is the stamp: on a NIC a request arrives while
+ * the dispatcher is busy with the poll before, and waits for it.
+ *
+ * This machine's preemptions: when the thread was off its CPU for longer
+ * than LAT_GAP_NS between two iterations, no requests are made for the
+ * gap (a client would have kept sending; a queue built up in a gap would
+ * measure the scheduler, not the daemon), and the requests in flight
+ * across it are counted as preempted and kept out of the "clean"
+ * histogram; the full histogram keeps them.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_ring.h>
+
+#include "turbolb/rng.h"
+#include "bench.h"
+
+/* A gap this long between two iterations is the thread off its CPU: a
+ * poll of a 64-core dispatcher and the benchmark's host step are a few
+ * microseconds. */
+#define LAT_GAP_NS 50000u
+#define LAT_BURST 64u
+
+struct lat_stamp {
+	uint64_t tsc;   /* arrival */
+	uint32_t poll;  /* the poll it arrived before (low 32 bits) */
+	uint32_t waited; /* polls waited so far (reqresp: the request's) */
+};
+
+static int stamp_off = -1;
+
+int
+bench_latency_register(void)
+{
+	static const struct rte_mbuf_dynfield desc = {
+		.name = "turbolb_bench_latency",
+		.size = sizeof(struct lat_stamp),
+		.align = __alignof__(struct lat_stamp),
+	};
+
+	stamp_off = rte_mbuf_dynfield_register(&desc);
+	return stamp_off < 0 ? -1 : 0;
+}
+
+static inline struct lat_stamp *
+stamp_of(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, stamp_off, struct lat_stamp *);
+}
+
+/* A stack of spare mbufs: only this lcore touches it. */
+struct stack {
+	struct rte_mbuf **m;
+	unsigned int n, cap;
+};
+
+static inline struct rte_mbuf *
+pop(struct stack *s)
+{
+	return s->n ? s->m[--s->n] : NULL;
+}
+
+static inline void
+push(struct stack *s, struct rte_mbuf *m)
+{
+	s->m[s->n++] = m;
+}
+
+static inline void
+record(struct bench_lat *L, uint64_t now, const struct lat_stamp *st,
+       uint32_t waited)
+{
+	uint64_t ns = (now - st->tsc) * 1000000000ull / L->tsc_hz;
+
+	if (L->skip != 0) {
+		L->skip--;
+		return;
+	}
+	tlb_hist_record(&L->all, ns);
+	if (st->tsc < L->last_gap_end)
+		L->preempted++;
+	else
+		tlb_hist_record(&L->clean, ns);
+	if (waited > L->polls_waited_max)
+		L->polls_waited_max = waited;
+	L->samples++;
+}
+
+/* What the datapath sent after poll `poll`, taken at tsc now. */
+static void
+take(struct bench_lat *L, struct stack *req, struct stack *resp,
+     uint32_t poll, uint64_t now)
+{
+	struct bench_world *w = L->w;
+	struct rte_mbuf *pkts[LAT_BURST];
+	unsigned int n;
+
+	for (unsigned int i = 0; i < w->n_cores; i++) {
+		while ((n = rte_ring_dequeue_burst(w->t_tx[i], (void **)pkts,
+						   LAT_BURST, NULL)) != 0) {
+			for (unsigned int j = 0; j < n; j++) {
+				struct lat_stamp *st = stamp_of(pkts[j]);
+				uint32_t waited = poll - st->poll;
+				struct rte_mbuf *r;
+
+				if (L->mode == BENCH_REQUEST) {
+					record(L, now, st, waited);
+					push(req, pkts[j]);
+					continue;
+				}
+				/* Answered at once: the response goes back
+				 * with the request's stamp. */
+				r = pop(resp);
+				if (unlikely(r == NULL)) {
+					L->failed = true;
+					snprintf(L->error, sizeof(L->error),
+						 "no spare response");
+					return;
+				}
+				*stamp_of(r) = *st;
+				stamp_of(r)->poll = poll + 1;
+				stamp_of(r)->waited = waited;
+				push(req, pkts[j]);
+				if (rte_ring_enqueue(w->t_rx[i], r) != 0) {
+					L->failed = true;
+					snprintf(L->error, sizeof(L->error),
+						 "core %u: response ring full",
+						 i);
+					return;
+				}
+			}
+			L->seen += n;
+		}
+	}
+	if (L->mode != BENCH_REQRESP)
+		return;
+	while ((n = rte_ring_dequeue_burst(w->up_tx[0], (void **)pkts,
+					   LAT_BURST, NULL)) != 0)
+		for (unsigned int j = 0; j < n; j++) {
+			struct lat_stamp *st = stamp_of(pkts[j]);
+
+			record(L, now, st, st->waited + (poll - st->poll));
+			push(resp, pkts[j]);
+		}
+}
+
+/* Puts request m on the uplink, arrived at tsc, before poll `poll`;
+ * false when the uplink ring is full (m stays the caller's). */
+static inline bool
+arrive(struct bench_lat *L, struct rte_mbuf *m, uint64_t tsc, uint32_t poll)
+{
+	struct lat_stamp *st = stamp_of(m);
+
+	st->tsc = tsc;
+	st->poll = poll;
+	st->waited = 0;
+	if (unlikely(rte_ring_enqueue(L->w->up_rx[0], m) != 0))
+		return false;
+	L->made++;
+	return true;
+}
+
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int
+alloc_stacks(struct bench_lat *L, struct stack *req, struct stack *resp)
+{
+	unsigned int flows = L->w->flows;
+
+	req->cap = resp->cap = L->inflight;
+	req->n = resp->n = 0;
+	req->m = calloc(req->cap, sizeof(*req->m));
+	resp->m = calloc(resp->cap, sizeof(*resp->m));
+	if (req->m == NULL || resp->m == NULL)
+		return -1;
+	for (unsigned int j = 0; j < req->cap; j++) {
+		struct rte_mbuf *m = bench_request_mbuf(L->pool, j % flows,
+							j + 1, L->mode);
+
+		if (m == NULL)
+			return -1;
+		push(req, m);
+		if (L->mode != BENCH_REQRESP)
+			continue;
+		m = bench_response_mbuf(L->pool, j % flows, j + 1);
+		if (m == NULL)
+			return -1;
+		push(resp, m);
+	}
+	return 0;
+}
+
+static void
+free_stack(struct stack *s)
+{
+	if (s->m == NULL)
+		return;
+	rte_pktmbuf_free_bulk(s->m, s->n);
+	free(s->m);
+	s->m = NULL;
+}
+
+int
+bench_latency_run(void *arg)
+{
+	struct bench_lat *L = arg;
+	struct bench_world *w = L->w;
+	struct tlb_dp *dp = &w->dp[0];
+	struct stack req = { 0 }, resp = { 0 };
+	uint64_t gap_tsc = L->tsc_hz / (1000000000u / LAT_GAP_NS);
+	double mean_tsc = L->rate_mpps > 0 ?
+		(double)L->tsc_hz / (L->rate_mpps * 1e6) : 0;
+	uint64_t now, prev, next, t0 = 0, c0 = 0, m0 = 0;
+	uint32_t poll = 0;
+	struct tlb_rng rng;
+
+	tlb_hist_init(&L->all);
+	tlb_hist_init(&L->clean);
+	L->skip = L->warmup;
+	if (alloc_stacks(L, &req, &resp) != 0) {
+		L->failed = true;
+		snprintf(L->error, sizeof(L->error), "no mbufs for %u in flight",
+			 L->inflight);
+		goto out;
+	}
+	tlb_rng_seed(&rng, L->seed);
+	now = prev = next = rte_rdtsc();
+	while (L->samples < L->packets && !L->failed) {
+		now = rte_rdtsc();
+		if (unlikely(now - prev > gap_tsc)) {
+			L->gaps++;
+			L->gap_tsc += now - prev;
+			L->last_gap_end = now;
+			if (next < now)
+				next = now; /* no arrivals in the gap */
+		}
+		prev = now;
+		if (L->skip == 0 && t0 == 0) {
+			t0 = now;
+			c0 = thread_cpu_ns();
+			m0 = L->made;
+			L->gap_tsc = 0;
+			L->gaps = 0;
+		}
+		if (mean_tsc == 0) {
+			/* Saturation: the uplink never runs dry. */
+			unsigned int have = rte_ring_count(w->up_rx[0]);
+
+			for (; have < 2 * w->burst && req.n != 0; have++) {
+				struct rte_mbuf *m = pop(&req);
+
+				if (!arrive(L, m, now, poll)) {
+					push(&req, m);
+					break;
+				}
+			}
+		} else {
+			while (next <= now) {
+				struct rte_mbuf *m = pop(&req);
+
+				if (m != NULL && !arrive(L, m, next, poll)) {
+					push(&req, m);
+					m = NULL;
+				}
+				if (m == NULL) {
+					/* Past saturation: it arrives later. */
+					L->backlogged++;
+					break;
+				}
+				next += (uint64_t)(-log(tlb_rng_unit(&rng)) *
+						   mean_tsc);
+			}
+		}
+		tlb_dp_poll(dp);
+		take(L, &req, &resp, poll, rte_rdtsc());
+		poll++;
+		L->polls++;
+	}
+	L->t1 = rte_rdtsc();
+	L->t0 = t0;
+	L->cpu_ns = thread_cpu_ns() - c0;
+	L->measured_made = L->made - m0;
+out:
+	/* What is still in the daemon or the rings is freed by the
+	 * world's drain and the dispatcher's fini. */
+	free_stack(&req);
+	free_stack(&resp);
+	return 0;
+}
