@@ -270,18 +270,14 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	if (from_fifo)
 		count(dp, TLB_DP_released, 1);
 	port_send(&dp->target[core], m, (uint64_t)work + 1);
-	/* The buffer is held only while its core has other work: a core
-	 * with nothing else to do would idle while it waits, and so would
-	 * a core at the policy's bound, which gets nothing more until it
-	 * answers. Under a bound the core's answers are looked for in
-	 * every poll: each one lets the next request go. */
-	uint64_t out = tlb_lv_outstanding(dp->lv, (uint32_t)core);
-
-	if (out == 1)
-		port_due_now(&dp->target[core]);
+	/* Under a bound the core's answers are looked for in every poll,
+	 * since each one lets the next request go; at the bound it gets
+	 * nothing more until it answers, so holding its buffer would only
+	 * idle it. */
 	if (unlikely(dp->policy.bound != 0)) {
 		dp->target_owed[core / 64] |= 1ull << (core % 64);
-		if (out >= dp->policy.bound)
+		if (tlb_lv_outstanding(dp->lv, (uint32_t)core) >=
+		    dp->policy.bound)
 			port_due_now(&dp->target[core]);
 	}
 	*core_out = core;
@@ -747,6 +743,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	uint64_t now = rte_rdtsc();
 	uint64_t now_ns = tsc_to_ns(dp, now);
 	unsigned int moved = 0;
+	bool behind;
 	uint16_t n;
 
 	dp->poll_tsc = now;
@@ -755,6 +752,9 @@ tlb_dp_poll(struct tlb_dp *dp)
 		apply_update(dp);
 
 	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
+	/* A full burst: the wire is ahead of this lcore, which may hold
+	 * buffers to catch up (below). */
+	behind = n == burst;
 	if (n != 0) {
 		count(dp, TLB_DP_rx_uplink, n);
 		from_uplink_burst(dp, pkts, n, now_ns);
@@ -797,11 +797,13 @@ tlb_dp_poll(struct tlb_dp *dp)
 	if (unlikely(!fifo_empty(&dp->fifo)))
 		moved += drain_fifo(dp, now_ns);
 
-	/* The latency bound: what is due goes out before the next poll; an
-	 * idle poll sends everything, since nothing more is coming to
-	 * share a burst with. */
+	/* The latency bound. An lcore that keeps up with the wire sends
+	 * what this poll produced before the next poll, as l3fwd does; one
+	 * that is behind holds a buffer until its deadline, so that the
+	 * requests of a few polls to one core share a TX call, and catches
+	 * up. */
 	if (dp->n_pending != 0)
-		send_due(dp, moved == 0 ? 0 : rte_rdtsc(), moved == 0);
+		send_due(dp, behind ? rte_rdtsc() : 0, !behind);
 	if (now - dp->last_housekeeping_tsc > dp->housekeeping_tsc) {
 		housekeeping(dp, now_ns);
 		dp->last_housekeeping_tsc = now;

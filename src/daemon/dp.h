@@ -76,11 +76,12 @@ struct tlb_dp;
  * the mbuf, and the request path writes none of the mbuf's lines
  * (docs/performance.md, "The charge beside the TX buffer").
  *
- * The latency bound: a buffer is sent when it holds a full burst, and
+ * The latency bound: a buffer is sent when it holds a full burst, at the
+ * end of a poll whose uplink burst was not full (the lcore keeps up), and
  * otherwise at the end of the first poll that ends at or after its
- * deadline, the start of the poll that put its oldest packet in plus
- * hold_tsc (0: the end of that very poll). A packet thus waits in the
- * daemon at most hold_tsc plus one poll. */
+ * deadline: the start of the poll that put its oldest packet in plus
+ * hold_tsc. A packet thus waits in the daemon at most hold_tsc plus one
+ * poll. */
 struct tlb_dp_port {
 	uint16_t port_id;
 	uint16_t queue;

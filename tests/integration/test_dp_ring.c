@@ -161,6 +161,7 @@ teardown_dp(void **state)
 	tlb_dp_fini(&dp);
 	close_host();
 	cfg.datapath.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
+	cfg.datapath.burst = 32;
 	drain(up.tx[0]);
 	drain(def.tx[0]);
 	for (int i = 0; i < N_CORES; i++)
@@ -1128,9 +1129,11 @@ run_steady(struct steady *st, bool exact, uint32_t k, unsigned int per_poll)
 	st->answered = got_up;
 }
 
-/* tx_hold_ns 0: with the uplink never empty, every request of every
- * policy reaches its host core's queue in the poll that received it, and
- * every response the uplink in the poll that received it. */
+/* tx_hold_ns 0: with the uplink never empty and every burst full (two
+ * requests a poll, a burst of 2, so that no buffer fills), every request
+ * of every policy reaches its host core's queue in the poll that
+ * received it, and every response the uplink in the poll that received
+ * it. */
 static void
 test_hold_zero_same_poll(void **state)
 {
@@ -1144,9 +1147,10 @@ test_hold_zero_same_poll(void **state)
 	(void)state;
 	for (size_t i = 0; i < RTE_DIM(pols); i++) {
 		cfg.datapath.tx_hold_ns = 0;
+		cfg.datapath.burst = 2;
 		start(pols[i].name, pols[i].k ? pols[i].k : 2,
 		      TLB_CREDITS_INBAND, NULL);
-		run_steady(&st, true, pols[i].k, 1);
+		run_steady(&st, true, pols[i].k, 2);
 		printf("%s k=%u: sent %lu delivered %lu answered %lu, polls "
 		       "waited max %lu, polls with requests held %lu\n",
 		       pols[i].name, pols[i].k, (unsigned long)st.sent,
@@ -1166,23 +1170,23 @@ test_hold_zero_same_poll(void **state)
 	}
 }
 
-/* jbsq at the default tx_hold_ns: a request that brings its core to the
+/* jbsq with every uplink burst full (a burst of 4, 4 requests a poll), so
+ * that buffers are held, and the longest hold, so that none leaves by its
+ * deadline while the test runs: a request that brings its core to the
  * bound goes out in the poll that steered it, held requests leave the
  * FIFO in the poll whose response frees a core, and nothing is dropped.
- * 4 (k = 1) and 6 (k = 2) requests a poll: when every core's answers are
- * seen in the poll after its requests, 4 of them find every core at its
- * bound and wait in the FIFO, which holds exactly 4, and all of them
- * leave it in that poll; a core whose answers are seen late makes the
- * FIFO overflow. */
+ * With k = 2 the FIFO's 4 places fill every other poll. */
 static void
-test_jbsq_default_hold_full_rate(void **state)
+test_jbsq_bound_sends_at_once(void **state)
 {
 	struct steady st;
 
 	(void)state;
 	for (uint32_t k = 1; k <= 2; k++) {
+		cfg.datapath.burst = 4;
+		cfg.datapath.tx_hold_ns = 1000000;
 		start("jbsq", k, TLB_CREDITS_INBAND, NULL);
-		run_steady(&st, false, k, k == 1 ? 4 : 6);
+		run_steady(&st, false, k, 4);
 		printf("jbsq k=%u: sent %lu delivered %lu answered %lu, polls "
 		       "with requests held %lu, released %lu\n", k,
 		       (unsigned long)st.sent, (unsigned long)st.delivered,
@@ -1198,32 +1202,78 @@ test_jbsq_default_hold_full_rate(void **state)
 	}
 }
 
-/* A request to a core with nothing else to do goes out in the poll that
- * steered it; one to a busy core may wait for others, but goes out at
- * the end of the first busy poll after its deadline: the test waits past
- * tx_hold_ns (a bounded wait on the TSC, no assertion on time). */
-static void
-test_hold_deadline_sends(void **state)
+/* One poll with n requests on the uplink; returns the requests that
+ * reached the host cores' rings, and checks that each response the
+ * datapath received is on the uplink. */
+static unsigned int
+poll_with(unsigned int n)
 {
 	unsigned int got = 0;
 
-	(void)state;
-	cfg.datapath.tx_hold_ns = 200000;
-	start("rr", 2, TLB_CREDITS_INBAND, NULL);
-	/* rr: one request to each idle core, then a second to core 0. */
-	for (int r = 0; r <= N_CORES; r++)
+	for (unsigned int r = 0; r < n; r++)
 		send_request(30000, 1000);
 	tlb_dp_poll(&dp);
 	for (int c = 0; c < N_CORES; c++)
 		got += drain(tgt[c].tx[0]);
-	assert_true(got >= N_CORES);
+	assert_int_equal(drain(up.tx[0]), counter(TLB_DP_responses));
+	return got;
+}
+
+/* An lcore that keeps up (uplink bursts not full) sends everything at
+ * the end of each poll; one that is behind (full bursts) holds a host
+ * core's buffer until its deadline and sends it at the end of the first
+ * poll past it, and sends responses at the end of each poll whatever it
+ * holds. The test waits past tx_hold_ns (a bounded wait on the TSC, no
+ * assertion on time). */
+static void
+test_hold_deadline_sends(void **state)
+{
+	struct out_pkt out[4];
+	unsigned int got;
+
+	(void)state;
+	cfg.datapath.burst = 4;
+	cfg.datapath.tx_hold_ns = 200000;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	/* Keeping up: one request, sent in its poll, and answered. */
+	assert_int_equal(poll_with(1), 1);
+	assert_int_equal(collect(tgt[0].tx[0], out, 4), 0);
+	got = 0;
+	/* Behind: full bursts; a buffer is held at least until its
+	 * deadline. */
+	got += poll_with(4);
 	rte_delay_us_block(400);
-	/* A request to core 1, which is busy too, keeps the poll busy. */
+	got += poll_with(4);
+	/* The first full burst's buffers were due: they left, and the
+	 * second burst's requests to the same cores with them. */
+	assert_int_equal(got, 8);
+}
+
+/* A response received while the lcore is behind reaches the uplink in
+ * the poll that received it (poll_with() checks it after every poll). */
+static void
+test_response_not_held(void **state)
+{
+	struct out_pkt out[4];
+	unsigned int n = 0;
+
+	(void)state;
+	cfg.datapath.burst = 4;
+	cfg.datapath.tx_hold_ns = 1000000;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	/* Keeping up: the request leaves in its poll, and is answered. */
 	send_request(30000, 1000);
 	tlb_dp_poll(&dp);
-	got += drain(tgt[0].tx[0]);
-	assert_int_equal(got, N_CORES + 1);
-	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
+	for (int c = 0; c < N_CORES && n == 0; c++)
+		if ((n = collect(tgt[c].tx[0], out, 4)) != 0)
+			respond((unsigned int)c, &out[0]);
+	assert_int_equal(n, 1);
+	/* Behind from now on; every target queue is polled within
+	 * TLB_DP_TARGET_ROUND polls, and the response goes out in that
+	 * poll, whatever the hold. */
+	for (int p = 0; p < 4; p++)
+		poll_with(4);
+	assert_int_equal(counter(TLB_DP_responses), 1);
 }
 
 int
@@ -1256,9 +1306,10 @@ main(void)
 		cmocka_unit_test_teardown(test_tx_full_uncharges_refused,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_hold_zero_same_poll, teardown_dp),
-		cmocka_unit_test_teardown(test_jbsq_default_hold_full_rate,
+		cmocka_unit_test_teardown(test_jbsq_bound_sends_at_once,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_hold_deadline_sends, teardown_dp),
+		cmocka_unit_test_teardown(test_response_not_held, teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
 					  teardown_dp),
 	};
