@@ -139,6 +139,7 @@ struct bench_lat {
 	uint64_t samples, preempted;
 	uint32_t polls_waited_max;
 	uint64_t polls, made, measured_made, seen;
+	uint64_t taken;           /* requests (reqresp: responses) taken */
 	uint64_t gaps, gap_tsc;   /* in the measured window */
 	uint64_t backlogged;      /* arrivals late: the uplink or every mbuf full */
 	uint64_t t0, t1, cpu_ns;  /* the measured window */

@@ -1000,12 +1000,46 @@ write_json_latency(FILE *f)
 	fprintf(f, "  ],\n");
 }
 
+/* The result of policy in mode at the lowest load measured, or NULL. */
+static const struct lat_result *
+lat_lowest(const char *policy, enum bench_mode mode, unsigned int cores)
+{
+	const struct lat_result *best = NULL;
+
+	for (unsigned int i = 0; i < n_lats; i++)
+		if (lats[i].policy == policy && lats[i].mode == mode &&
+		    lats[i].cores == cores &&
+		    (best == NULL || lats[i].load < best->load))
+			best = &lats[i];
+	return best;
+}
+
+/* What turbolb-sim takes to run with what this daemon adds: the CPU time
+ * of a request at saturation (an upper bound: the benchmark's client and
+ * host share the lcore), the request's residence (NIC -> core) and the
+ * response's (the difference of the two modes), at the lowest load. */
+static void
+print_sim_figures(const char *policy, unsigned int cores)
+{
+	const struct lat_result *rq = lat_lowest(policy, BENCH_REQUEST, cores);
+	const struct lat_result *rr = lat_lowest(policy, BENCH_REQRESP, cores);
+
+	if (rq == NULL)
+		return;
+	printf("  %-8s turbolb-sim --dispatch-ns %.0f --delivery-ns %" PRIu64,
+	       rq->label, rq->dispatch_ns, rq->p50);
+	if (rr != NULL && rr->p50 > rq->p50)
+		printf(" --feedback-ns %" PRIu64 " (in-band credits)",
+		       rr->p50 - rq->p50);
+	printf("\n");
+}
+
 /* Every policy and mode of the options in a copy world. jbsq needs
  * completions: reqresp only. */
 static int
 latency_world(struct bench_world *w, struct rte_mempool *pool)
 {
-	for (unsigned int p = 0; p < o.n_policies; p++)
+	for (unsigned int p = 0; p < o.n_policies; p++) {
 		for (int mode = 0; mode < 2; mode++) {
 			if (!o.mode[mode] || (mode == BENCH_REQUEST &&
 			    strcmp(o.policies[p], "jbsq") == 0))
@@ -1014,6 +1048,8 @@ latency_world(struct bench_world *w, struct rte_mempool *pool)
 					    (enum bench_mode)mode) != 0)
 				return -1;
 		}
+		print_sim_figures(o.policies[p], w->n_cores);
+	}
 	return 0;
 }
 
