@@ -293,8 +293,10 @@ if [ $do_process = 1 ] && [ -x "$tlbd" ]; then
 				  tail -20 "$log" >&2; exit 1; }
 		done
 	done
+	strict=()
+	[ $smoke = 1 ] && strict=(--strict)
 	python3 "$top/scripts/benchproc.py" report "$work/process.jsonl" \
-		--json "$work/process.json"
+		--json "$work/process.json" "${strict[@]}"
 elif [ $do_process = 1 ]; then
 	echo "(no $tlbd: the process runs skipped)"
 fi

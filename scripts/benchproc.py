@@ -265,22 +265,53 @@ def report(points):
     return rows, ms
 
 
-def format_table(rows, ms):
+def machine():
+    """What the figures were measured on: CPUs, their model, the load."""
+    model = '?'
+    try:
+        with open('/proc/cpuinfo') as f:
+            for line in f:
+                if line.startswith('model name'):
+                    model = line.split(':', 1)[1].strip()
+                    break
+        with open('/proc/loadavg') as f:
+            load = ' '.join(f.read().split()[:3])
+    except OSError:
+        load = '?'
+    return {'cpus': os.cpu_count(), 'cpu_model': model, 'loadavg': load}
+
+
+def failed(rows):
+    """The rows that have no rate (the daemon did not start, or steered
+    nothing)."""
+    return [r for r in rows if not r.get('mpps')]
+
+
+def format_table(rows, ms, mach=None):
     def f(v, fmt='%8.2f'):
         return fmt % v if v is not None else '%8s' % '-'
     out = ['turbolbd process: net_pcap (infinite_rx) uplink -> net_null '
-           'targets, 1 forwarding lcore, credits inband',
+           'targets, 1 forwarding lcore, credits inband']
+    if mach:
+        out.append('machine: %s CPUs (%s), load average %s; load: the '
+                   '1-minute load average at each point' %
+                   (mach['cpus'], mach['cpu_model'], mach['loadavg']))
+    out += [
            'dpdk-testpmd macswap on net_pcap -> net_null: %s Mpps, %s Mpps/CPU'
            % (f(ms.get('mpps')).strip(), f(ms.get('cpu_mpps')).strip()),
-           '%-8s %-7s %8s %8s %8s %8s %8s' % ('targets', 'policy', 'Mpps',
-                                            'Mpps/CPU', 'x ms/CPU', 'x ms',
-                                            'mbufs')]
+           '%-8s %-7s %8s %8s %8s %8s %6s %8s' % (
+               'targets', 'policy', 'Mpps', 'Mpps/CPU', 'x ms/CPU', 'x ms',
+               'load', 'mbufs')]
     for r in rows:
-        out.append('%-8d %-7s %s %s %s %s %8s' % (
+        out.append('%-8d %-7s %s %s %s %s %6s %8s' % (
             r['targets'], r['policy'], f(r.get('mpps')), f(r.get('cpu_mpps')),
             f(r.get('ratio_cpu'), '%8.3f'), f(r.get('ratio_wall'), '%8.3f'),
+            r.get('loadavg', '-'),
             r.get('mbufs_in_use') if r.get('mbufs_in_use') is not None
             else r.get('error', '-')))
+    out.append('x ms/CPU: Mpps per second of the forwarding thread\'s CPU '
+               'time over testpmd\'s (the figure to quote on a shared '
+               'machine); x ms: wall clock')
     return '\n'.join(out)
 
 
@@ -311,6 +342,8 @@ def main(argv=None):
     r = sub.add_parser('report')
     r.add_argument('jsonl')
     r.add_argument('--json', help='write the rows here')
+    r.add_argument('--strict', action='store_true',
+                   help='exit 1 if a point has no rate')
     a = ap.parse_args(argv)
     if a.cmd == 'gen-pcap':
         write_pcap(a.out, [request_frame(i, a.udp_port)
@@ -328,10 +361,16 @@ def main(argv=None):
         with open(a.jsonl) as f:
             pts = [json.loads(x) for x in f if x.strip()]
         rows, ms = report(pts)
-        print(format_table(rows, ms))
+        mach = machine()
+        print(format_table(rows, ms, mach))
         if a.json:
             with open(a.json, 'w') as f:
-                json.dump({'rows': rows, 'testpmd_macswap': ms}, f, indent=1)
+                json.dump({'machine': mach, 'rows': rows,
+                           'testpmd_macswap': ms}, f, indent=1)
+        if a.strict and failed(rows):
+            print('benchproc: %d point(s) without a rate' % len(failed(rows)),
+                  file=sys.stderr)
+            return 1
     return 0
 
 

@@ -133,9 +133,20 @@ class Report(unittest.TestCase):
         self.assertIsNone(rows[1]['ratio_cpu'])
         self.assertEqual(rows[2]['ratio_cpu'], 0.5)
         self.assertEqual(rows[2]['ratio_wall'], 0.5)
-        text = benchproc.format_table(rows, ms)
+        text = benchproc.format_table(rows, ms, benchproc.machine())
         self.assertIn('turbolbd exited', text)
         self.assertIn('0.500', text)
+        self.assertIn('CPUs', text)
+        self.assertEqual(benchproc.failed(rows), [rows[1]])
+
+    def test_strict_report_fails_on_a_point_without_rate(self):
+        with tempfile.TemporaryDirectory() as d:
+            p = os.path.join(d, 'p.jsonl')
+            with open(p, 'w') as f:
+                f.write('{"kind": "turbolbd", "targets": 8, "policy": "rr",'
+                        ' "error": "turbolbd exited"}\n')
+            self.assertEqual(benchproc.main(['report', p]), 0)
+            self.assertEqual(benchproc.main(['report', p, '--strict']), 1)
 
     def test_no_testpmd(self):
         rows, ms = benchproc.report([{'kind': 'turbolbd', 'targets': 8,
