@@ -120,7 +120,7 @@ cache_size(const struct tlb_config *cfg)
  * 340 MB at 64 target queues), each one cold in the CPU's caches.
  * A stack hands back the one freed last, so the mbufs in use stay about
  * the swing. Measured with 32 and 64 net_null targets, one lcore, burst
- * 32 (scripts/bench-dispatch.sh --process-only): 1.4 to 1.6 times the
+ * 32 (scripts/bench-dispatch.sh --process-only): 1.4 to 1.7 times the
  * rate of the ring. NULL: the default. */
 static const char *
 pool_ops(const struct tlb_config *cfg, unsigned int cache)
