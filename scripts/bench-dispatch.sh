@@ -72,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--process-targets) proc_targets=$2; shift ;;
 	--process-policies) proc_policies=$2; shift ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,32p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,33p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
