@@ -12,7 +12,15 @@
 #
 # Options: --reps N (5), --packets N (2000000), --out DIR (results),
 # --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
-# --testpmd-seconds S (3), --pair-packets N (20000000).
+# --testpmd-seconds S (3), --pair-packets N (20000000),
+# --no-process, --process-only (nothing else), --process-seconds S (2), --process-targets 8,16,32,64,
+# --process-policies jsq,rr,jlq.
+# The process: turbolbd itself, started as a process per point (uplink
+# net_pcap replaying valid requests with infinite_rx=1, targets the
+# queues of one net_null port, one forwarding lcore, credits inband), its
+# rate read from its own telemetry over --process-seconds; next to it
+# dpdk-testpmd macswap on the same device types (net_pcap -> net_null),
+# once before each target count, the median taken.
 # The pairs: N times one repetition of turbolbd's request path (rr, jsq,
 # jlq; --pair-packets each, a few tenths of a second here) and right
 # after it one of dpdk-testpmd macswap, each pair's
@@ -35,6 +43,11 @@ do_testpmd=1
 do_callgrind=1
 do_sweep=1
 do_pairs=1
+do_process=1
+process_only=0
+proc_secs=2
+proc_targets=8,16,32,64
+proc_policies=jsq,rr,jlq
 tp_secs=3
 cpus_arg=()
 [ -n "${BENCH_CPUS:-}" ] && cpus_arg=(--cpus "$BENCH_CPUS")
@@ -52,8 +65,14 @@ while [ $# -gt 0 ]; do
 	--no-callgrind) do_callgrind=0 ;;
 	--no-sweep) do_sweep=0 ;;
 	--no-pairs) do_pairs=0 ;;
+	--process) do_process=1 ;;
+	--no-process) do_process=0 ;;
+	--process-only) do_process=1 process_only=1 ;;
+	--process-seconds) proc_secs=$2; shift ;;
+	--process-targets) proc_targets=$2; shift ;;
+	--process-policies) proc_policies=$2; shift ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,24p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,33p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -80,6 +99,16 @@ if [ $smoke = 1 ]; then
 	do_callgrind=0
 	do_sweep=0
 	tp_secs=1
+	proc_secs=0.5
+	proc_targets=8,64
+	proc_policies=jsq
+fi
+if [ $process_only = 1 ]; then
+	do_testpmd=0
+	do_callgrind=0
+	do_sweep=0
+	do_pairs=0
+elif [ $smoke = 1 ]; then
 	step "turbolb-bench --smoke"
 	"$bench" --smoke "${cpus_arg[@]}" --json "$work/main.json"
 else
@@ -105,6 +134,11 @@ tp_run() { # mode vdev-kind rep -> one JSON object on stdout
 	local vdevs bursts=16 pid tid hz
 	if [ "$kind" = ring ]; then
 		vdevs="--vdev net_ring0 --vdev net_ring1"
+	elif [ "$kind" = pcap ]; then
+		# the process's devices: requests replayed forever, sent to a
+		# port that takes everything and gives nothing back
+		vdevs="--vdev net_pcap0,rx_pcap=$proc_pcap,infinite_rx=1"
+		vdevs="$vdevs --vdev net_null0,no-rx=1"
 	else
 		vdevs="--vdev net_null0 --vdev net_null1"
 		bursts=1
@@ -214,6 +248,59 @@ PY
 	done
 fi
 
+# ---- turbolbd as a process, one per point (see the header).
+proc_pcap=$work/requests.pcap
+: >"$work/process.jsonl"
+tlbd=$build/src/daemon/turbolbd
+if [ $do_process = 1 ] && [ -x "$tlbd" ]; then
+	step "turbolbd process: net_pcap -> net_null, targets $proc_targets, policies $proc_policies, ${proc_secs}s each"
+	python3 "$top/scripts/benchproc.py" gen-pcap "$proc_pcap" --count 256
+	tp_main=${tp_lcores%%,*}
+	dpid=
+	stop_daemon() {
+		[ -n "$dpid" ] || return 0
+		kill -INT "$dpid" 2>/dev/null || true
+		for _ in $(seq 100); do
+			kill -0 "$dpid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$dpid" 2>/dev/null || true
+		wait "$dpid" 2>/dev/null || true
+		dpid=
+	}
+	trap 'stop_daemon; rm -rf "$work"' EXIT
+	for nt in ${proc_targets//,/ }; do
+		if command -v dpdk-testpmd >/dev/null; then
+			tp_run macswap pcap "$nt" | tee -a "$work/process.jsonl"
+		fi
+		for pol in ${proc_policies//,/ }; do
+			prefix=bench-proc-$$-$nt-$pol
+			cfg=$work/proc-$nt-$pol.yaml
+			log=$work/proc-$nt-$pol.log
+			python3 "$top/scripts/benchproc.py" config "$cfg" \
+				--targets "$nt" --policy "$pol" --pcap "$proc_pcap" \
+				--prefix "$prefix" --lcores "$tp_main,$tp_fwd"
+			"$tlbd" -c "$cfg" >"$log" 2>&1 &
+			dpid=$!
+			python3 "$top/scripts/benchproc.py" measure --prefix "$prefix" \
+				--pid "$dpid" --comm "rte-worker-$tp_fwd" \
+				--seconds "$proc_secs" --warmup 0.5 \
+				--label "{\"kind\": \"turbolbd\", \"targets\": $nt, \"policy\": \"$pol\"}" |
+				tee -a "$work/process.jsonl"
+			stop_daemon
+			grep -q "final counters" "$log" ||
+				{ echo "bench-dispatch: turbolbd ($nt targets, $pol) did not stop cleanly:" >&2
+				  tail -20 "$log" >&2; exit 1; }
+		done
+	done
+	strict=()
+	[ $smoke = 1 ] && strict=(--strict)
+	python3 "$top/scripts/benchproc.py" report "$work/process.jsonl" \
+		--json "$work/process.json" "${strict[@]}"
+elif [ $do_process = 1 ]; then
+	echo "(no $tlbd: the process runs skipped)"
+fi
+
 if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 	step "callgrind: instructions per packet (tlb_dp_poll and the forwarding loops only)"
 	mkdir -p "$work/cg" "$out/callgrind"
@@ -261,6 +348,7 @@ def load(name):
     return json.load(open(p)) if os.path.exists(p) else None
 
 main, sweep = load("main.json"), load("sweep.json")
+process = load("process.json")
 tp = [json.loads(l) for l in open(os.path.join(work, "testpmd.jsonl")) if l.strip()]
 
 # callgrind: one dump per measured window, named by the window's label
@@ -335,6 +423,7 @@ machine = {
 }
 doc = {"machine": machine, "bench": {k: v for k, v in (main or {}).items() if k != "results"},
        "results": rows, "testpmd": tp, "pairs": pairs, "pairs_summary": pair_sum,
+       "process": process,
        "testpmd_median": {"%s/%s" % (m, p): {k: tp_median(m, p, k) for k in ("mpps", "cpu_mpps")}
                           for m in ("macswap", "io") for p in ("ring", "null")},
        "note": "Mpps: wall clock; cpu_mpps: per second of the forwarding thread's CPU time "
@@ -351,6 +440,12 @@ with open(os.path.join(out, "bench-dispatch.csv"), "w") as f:
         f.write("testpmd/%s/%s/%d,testpmd,testpmd,,%s,,,%s,%s,%s,,\n" % (
             r["ports"], r["mode"], r["rep"], r["mode"], r["ports"],
             r.get("mpps", ""), r.get("cpu_mpps", "")))
+    for r in (process or {}).get("rows", []):
+        f.write("process/t%d/%s,process,turbolbd,%s,request,%d,1,pcap-null,%s,%s,,%s\n" % (
+            r["targets"], r["policy"], r["policy"], r["targets"],
+            "" if r.get("mpps") is None else r["mpps"],
+            "" if r.get("cpu_mpps") is None else r["cpu_mpps"],
+            "" if r.get("ratio_cpu") is None else r["ratio_cpu"]))
 
 def f(v, fmt="%8.2f"):
     return fmt % v if v is not None else "%8s" % "-"
