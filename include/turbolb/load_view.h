@@ -101,8 +101,8 @@ tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 /* Writer side (the owning dispatcher only). */
 
 /* The core's line in a register: without it GCC computes the address
- * once for the loads and again for the relaxed atomic stores (2-3
- * instructions a request, callgrind). Changes nothing else. */
+ * once for the loads and again for the relaxed atomic stores, on every
+ * request. Changes nothing else. */
 #define TLB_LV_ONE_ADDRESS(c) __asm__("" : "+r"(c))
 
 /* A load as a dense key: saturated, then all ones when mask is (the core
@@ -157,7 +157,8 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 
 	/* TLB_KEY_NONE plus anything saturates, and the | makes it
 	 * TLB_KEY_NONE again. tlb_lv_key(sum, 0u - (kw == TLB_KEY_NONE))
-	 * says the same, 3 instructions a request dearer (callgrind). */
+	 * says the same with a mask built on every dispatch; this form
+	 * needs none. */
 	tlb_lv_on_dispatch_key(lv, i, work_ns,
 			       sum < TLB_KEY_MAX ?
 				       (uint32_t)sum :

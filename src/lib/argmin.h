@@ -10,11 +10,11 @@
  *         movemask per 16 keys), the first set bit at or after the
  *         rotating start, else the first at all.
  *
- * A jsq pick at 16 cores is about 30 instructions, and a request costs
- * 1.5 (jsq) to 2.6 (jlq) more per extra core up to 64, as measured in
- * docs/performance.md; no branch depends on the loads. Where neither
- * SSE4.1 nor NEON is there, or with TLB_ARGMIN_PORTABLE defined (the unit
- * test builds both), plain C loops compute the same.
+ * No branch depends on the loads, and the work grows with the number of
+ * 16-key chunks, not with a test per core (docs/performance.md, "The
+ * argmin"). Where neither SSE4.1 nor NEON is there, or with
+ * TLB_ARGMIN_PORTABLE defined (the unit test builds both), plain C loops
+ * compute the same.
  */
 #ifndef TURBOLB_ARGMIN_H
 #define TURBOLB_ARGMIN_H

@@ -17,8 +17,9 @@
  *
  * Over that, a tournament tree (tlb_order_set()): changing a core's value
  * walks its path to the root, a compare and a conditional move a level,
- * one level more each time the cores double. The list is the faster of
- * the two at 16 cores (docs/performance.md).
+ * one level more each time the cores double. Up to 16 cores the list is
+ * used: its step is one wide operation, the tree's a chain of dependent
+ * levels (docs/performance.md, "jlq's order and tree").
  */
 #ifndef TURBOLB_ORDER_H
 #define TURBOLB_ORDER_H

@@ -13,10 +13,10 @@
  * whenever anything else wrote a key. The pick is then the head, not a
  * scan of the keys the last dispatch wrote, and consecutive picks neither
  * wait for each other nor check what the last one left
- * (docs/performance.md). Ties go to the core picked longest ago (each
- * pick takes a stamp); before the first pick the cores go in rotation
- * from the cursor. With prefer_running, jlq is the scan of tlb_argmin()
- * (ties rotate).
+ * (docs/performance.md, "jlq's order and tree"). Ties go to the core
+ * picked longest ago (each pick takes a stamp); before the first pick the
+ * cores go in rotation from the cursor. With prefer_running, jlq is the
+ * scan of tlb_argmin() (ties rotate).
  */
 #include "order.h"
 #include "policy_impl.h"
