@@ -14,16 +14,22 @@
 # --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
 # --testpmd-seconds S (3), --pair-packets N (20000000),
 # --no-process, --process-only (nothing else), --process-seconds S (2), --process-targets 8,16,32,64,
-# --process-policies jsq,rr,jlq.
+# --process-policies jsq,rr,jlq, --no-latency, --latency-packets N (200000).
+# The latency: turbolb-bench --latency, requests arriving (open loop) at
+# 50%, 90% and 99% of the dispatcher's own saturation rate, each one's
+# time in the daemon (residence) measured, 16 host cores, rr, jsq, jlq,
+# jbsq:2 and rss, request and request+response modes, at the default
+# datapath.tx_hold_ns and at 0; written to results/bench-latency.json.
 # The process: turbolbd itself, started as a process per point (uplink
 # net_pcap replaying valid requests with infinite_rx=1, targets the
 # queues of one net_null port, one forwarding lcore, credits inband), its
 # rate read from its own telemetry over --process-seconds; next to it
 # dpdk-testpmd macswap on the same device types (net_pcap -> net_null),
 # once before each target count, the median taken.
-# The pairs: N times one repetition of turbolbd's request path (rr, jsq,
-# jlq; --pair-packets each, a few tenths of a second here) and right
-# after it one of dpdk-testpmd macswap, each pair's
+# The pairs: N times one repetition of turbolbd (rr, jsq, jlq, jbsq:2;
+# request+response, the headline, counting requests and responses as
+# packets, and request only; --pair-packets each, a few tenths of a
+# second here) and right after it one of dpdk-testpmd macswap, each pair's
 # ratio taken on its own and the median reported, so that a change in
 # what else this machine runs between the two halves of the run does not
 # skew the ratio.
@@ -44,6 +50,8 @@ do_callgrind=1
 do_sweep=1
 do_pairs=1
 do_process=1
+do_latency=1
+lat_packets=200000
 process_only=0
 proc_secs=2
 proc_targets=8,16,32,64
@@ -72,7 +80,9 @@ while [ $# -gt 0 ]; do
 	--process-targets) proc_targets=$2; shift ;;
 	--process-policies) proc_policies=$2; shift ;;
 	--testpmd-seconds) tp_secs=$2; shift ;;
-	-h|--help) sed -n 3,33p "$0"; exit 0 ;;
+	--no-latency) do_latency=0 ;;
+	--latency-packets) lat_packets=$2; shift ;;
+	-h|--help) sed -n 3,40p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -102,12 +112,14 @@ if [ $smoke = 1 ]; then
 	proc_secs=0.5
 	proc_targets=8,64
 	proc_policies=jsq
+	lat_packets=5000
 fi
 if [ $process_only = 1 ]; then
 	do_testpmd=0
 	do_callgrind=0
 	do_sweep=0
 	do_pairs=0
+	do_latency=0
 elif [ $smoke = 1 ]; then
 	step "turbolb-bench --smoke"
 	"$bench" --smoke "${cpus_arg[@]}" --json "$work/main.json"
@@ -122,6 +134,21 @@ if [ $do_sweep = 1 ]; then
 	"$bench" --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
 		--modes request --no-baselines --reps 3 \
 		--packets $((packets / 2)) "${cpus_arg[@]}" --json "$work/sweep.json"
+fi
+
+if [ $do_latency = 1 ]; then
+	lat_cores=16
+	lat_loads=0.5,0.9,0.99
+	[ $smoke = 1 ] && lat_cores=4 lat_loads=0.5
+	for hold in default 0; do
+		hold_arg=()
+		[ $hold = 0 ] && hold_arg=(--tx-hold-ns 0)
+		step "latency: residence in the daemon at $lat_loads of saturation, $lat_cores host cores, tx_hold_ns $hold"
+		"$bench" --latency "$lat_loads" --latency-packets "$lat_packets" \
+			--cores "$lat_cores" --policies rr,jsq,jlq,jbsq,rss \
+			"${hold_arg[@]}" "${cpus_arg[@]}" \
+			--json "$work/latency-$hold.json" | grep -v '^turbolb-bench'
+	done
 fi
 
 # ---- dpdk-testpmd on net_ring: two loopback ports (what a port sends it
@@ -222,7 +249,7 @@ fi
 
 : >"$work/pairs.jsonl"
 if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/null; then
-	step "pairs: turbolbd request path, then dpdk-testpmd macswap (net_ring), x $reps"
+	step "pairs: turbolbd (request+response, request), then dpdk-testpmd macswap (net_ring), x $reps"
 	# each turbolbd half long enough to see the spell of this machine
 	# that testpmd's will; not much longer: nothing completes in request
 	# mode, and past 2^32 ns of work outstanding a core's key saturates
@@ -231,19 +258,22 @@ if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/nul
 	[ $smoke = 1 ] && pp=$packets
 	for r in $(seq "$reps"); do
 		"$bench" --cores 16 --dispatchers 1 --reps 1 --packets "$pp" \
-			--policies rr,jsq,jlq --modes request --no-baselines \
-			"${cpus_arg[@]}" --json "$work/pair-$r.json" >/dev/null
+			--policies rr,jsq,jlq,jbsq --modes request,reqresp \
+			--no-baselines "${cpus_arg[@]}" \
+			--json "$work/pair-$r.json" >/dev/null
 		tp_run macswap ring "$r" >"$work/pair-tp-$r.json"
 		python3 - "$work/pair-$r.json" "$work/pair-tp-$r.json" "$r" \
 			>>"$work/pairs.jsonl" <<'PY'
 import json, sys
 tb, tp, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
 for x in tb["results"]:
-    print(json.dumps({"rep": rep, "policy": x["policy"],
-                      "cpu_mpps": x["median_cpu_mpps"],
+    # packets handled: a request, and in reqresp mode its response too
+    per = 2 if x["mode"] == "reqresp" else 1
+    print(json.dumps({"rep": rep, "policy": x["policy"], "mode": x["mode"],
+                      "cpu_mpps": x["median_cpu_mpps"] * per,
                       "testpmd_cpu_mpps": tp.get("cpu_mpps")}))
 PY
-		tail -3 "$work/pairs.jsonl"
+		tail -7 "$work/pairs.jsonl"
 		[ $smoke = 1 ] && break
 	done
 fi
@@ -311,13 +341,14 @@ if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 		valgrind --tool=callgrind --collect-atstart=no \
 			--toggle-collect=tlb_dp_poll --toggle-collect=bench_fwd_poll \
 			--callgrind-out-file="$out/callgrind/cg.$name" \
-			"$bench" --callgrind --tx-flush-us 10000 "${cpus_arg[@]}" \
+			"$bench" --callgrind --tx-hold-ns 50000 \
+			--housekeeping-us 5000 "${cpus_arg[@]}" \
 			--json "$work/cg-$name.json" "$@" >"$work/cg-$name.log" 2>&1 ||
 			{ tail -20 "$work/cg-$name.log"; exit 1; }
 	}
-	# Under callgrind the datapath runs ~50x slower: tx_flush_us 10000
-	# keeps the timer-driven flush and housekeeping as rare per packet
-	# as 100 us are at full speed.
+	# Under callgrind the datapath runs ~50x slower: a hold of 50 us and
+	# housekeeping every 5 ms keep both as many polls apart as the
+	# defaults (1 us, 100 us) are at full speed.
 	cg main --cores 16 --dispatchers 1 --packets 50000
 	[ $do_sweep = 1 ] &&
 		cg sweep --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
@@ -392,13 +423,21 @@ tp_ms = {k: tp_median("macswap", "ring", k) for k in ("mpps", "cpu_mpps")}
 # The pairs: each rep's ratio on its own, then the median of those.
 pairs = [json.loads(l) for l in open(os.path.join(work, "pairs.jsonl")) if l.strip()]
 pair_sum = {}
-for pol in sorted({x["policy"] for x in pairs}):
+for key in sorted({(x["policy"], x.get("mode", "request")) for x in pairs}):
     rs = [x["cpu_mpps"] / x["testpmd_cpu_mpps"] for x in pairs
-          if x["policy"] == pol and x["cpu_mpps"] and x["testpmd_cpu_mpps"]]
+          if (x["policy"], x.get("mode", "request")) == key and x["cpu_mpps"]
+          and x["testpmd_cpu_mpps"]]
     if rs:
-        pair_sum[pol] = {"median_ratio": round(statistics.median(rs), 3),
-                         "min_ratio": round(min(rs), 3), "max_ratio": round(max(rs), 3),
-                         "pairs": len(rs)}
+        pair_sum["%s/%s" % key] = {"median_ratio": round(statistics.median(rs), 3),
+                                   "min_ratio": round(min(rs), 3),
+                                   "max_ratio": round(max(rs), 3), "pairs": len(rs)}
+latency = []
+for hold in ("default", "0"):
+    for x in (load("latency-%s.json" % hold) or {}).get("latency", []):
+        latency.append(x)
+if latency:
+    json.dump({"latency": latency}, open(os.path.join(out, "bench-latency.json"), "w"),
+              indent=1)
 def ratio(a, b):
     return round(a / b, 3) if a and b else None
 for r in rows:
@@ -423,7 +462,7 @@ machine = {
 }
 doc = {"machine": machine, "bench": {k: v for k, v in (main or {}).items() if k != "results"},
        "results": rows, "testpmd": tp, "pairs": pairs, "pairs_summary": pair_sum,
-       "process": process,
+       "process": process, "latency": latency,
        "testpmd_median": {"%s/%s" % (m, p): {k: tp_median(m, p, k) for k in ("mpps", "cpu_mpps")}
                           for m in ("macswap", "io") for p in ("ring", "null")},
        "note": "Mpps: wall clock; cpu_mpps: per second of the forwarding thread's CPU time "
@@ -476,14 +515,27 @@ for r in main_rows:
           f(ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"]) if tb else None, "%8.3f"),
           f(ratio(r.get("median_cpu_mpps"), bench_ms) if tb else None, "%8.3f")))
 if pair_sum:
-    print("\npairs (one turbolbd rep, then one testpmd macswap rep on net_ring; Mpps/CPU):")
-    print("%-12s %8s %8s %8s %6s   %s" % ("policy", "median", "min", "max", "pairs",
+    print("\npairs (one turbolbd rep, then one testpmd macswap rep on net_ring; packets per "
+          "CPU-second,\nrequest+response counting requests and responses):")
+    print("%-20s %8s %8s %8s %6s   %s" % ("policy", "median", "min", "max", "pairs",
                                         "ratio to testpmd macswap of its own pair"))
-    for pol in ("rr", "jsq", "jlq"):
-        if pol in pair_sum:
-            v = pair_sum[pol]
-            print("%-12s %8.3f %8.3f %8.3f %6d" % (pol, v["median_ratio"], v["min_ratio"],
-                                                  v["max_ratio"], v["pairs"]))
+    for mode in ("reqresp", "request"):
+        for pol in ("rr", "jsq", "jlq", "jbsq"):
+            v = pair_sum.get("%s/%s" % (pol, mode))
+            if v:
+                print("%-20s %8.3f %8.3f %8.3f %6d" % ("%s %s" % (pol, mode), v["median_ratio"],
+                      v["min_ratio"], v["max_ratio"], v["pairs"]))
+if latency:
+    print("\nresidence in the daemon (ns), 1 dispatcher, open loop at a fraction of its "
+          "saturation:")
+    print("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s" % ("policy", "mode", "hold", "load",
+          "p50", "p99", "p99.9", "max", "polls", "preempt"))
+    for x in latency:
+        print("%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%%" % (
+            x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
+            x["residence_p50_ns"], x["residence_p99_ns"], x["residence_p999_ns"],
+            x["residence_max_ns"], x["polls_waited_max"],
+            100.0 * x["preempted"] / x["samples"] if x["samples"] else 0))
 if cg:
     print("\ninstructions per packet (callgrind), request mode, by host cores:")
     print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
@@ -510,5 +562,6 @@ if rings:
     for l in rings:
         ref = l.replace("ring/", "/", 1)
         print("%-28s %8.0f   in-band %s" % (l, cg[l], f(cg.get(ref), "%.0f").strip()))
-print("\nwritten: %s/bench-dispatch.json, %s/bench-dispatch.csv" % (out, out))
+print("\nwritten: %s/bench-dispatch.json, %s/bench-dispatch.csv%s" % (
+    out, out, ", %s/bench-latency.json" % out if latency else ""))
 PY

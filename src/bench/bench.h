@@ -120,6 +120,13 @@ struct bench_run {
 	volatile uint32_t bar_gen;
 };
 
+/* The turbolbd settings a world's config gets from the options. */
+struct bench_dp_cfg {
+	unsigned int tx_hold_ns;
+	unsigned int housekeeping_us;
+	unsigned int fifo_cap;
+};
+
 /* One run of the latency mode (bench_latency.c) on dispatcher 0 of a copy
  * world: set the inputs, launch bench_latency_run() on its lcore. */
 struct bench_lat {
@@ -157,7 +164,7 @@ int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int qpp, unsigned int preload,
 		       unsigned int burst, unsigned int flows, bool copy,
 		       bool ring_credits,
-		       unsigned int tx_hold_ns, unsigned int fifo_cap,
+		       const struct bench_dp_cfg *dpc,
 		       char *err, size_t errlen);
 void bench_world_destroy(struct bench_world *w);
 /* Empties every ring (frees what was there), then loads each dispatcher's

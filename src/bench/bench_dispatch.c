@@ -66,8 +66,7 @@ struct opts {
 	unsigned int preload;
 	unsigned int flows;
 	unsigned int burst;
-	unsigned int tx_hold_ns;
-	unsigned int fifo;
+	struct bench_dp_cfg dpc;
 	unsigned int jbsq_k;
 	unsigned int qpp;
 	bool baselines;
@@ -150,6 +149,7 @@ usage(FILE *f)
 "  --flows N            client flows (default 1024)\n"
 "  --burst N            datapath.burst (default 32)\n"
 "  --tx-hold-ns N       datapath.tx_hold_ns (default 1000)\n"
+"  --housekeeping-us N  datapath.housekeeping_us (default 100)\n"
 "  --fifo N             fifo.capacity (default 4096)\n"
 "  --jbsq-k N           policy.k for jbsq (default 2)\n"
 "  --queues-per-port N  target queues per net_ring port, 1..16 (default 4)\n"
@@ -269,7 +269,7 @@ static int
 parse_args(int argc, char **argv)
 {
 	enum { O_POL = 256, O_MODES, O_CORES, O_DPS, O_PKTS, O_WARM, O_REPS,
-	       O_PRE, O_FLOWS, O_BURST, O_FLUSH, O_FIFO, O_K, O_QPP, O_NOBASE,
+	       O_PRE, O_FLOWS, O_BURST, O_HOLD, O_HK, O_FIFO, O_K, O_QPP, O_NOBASE,
 	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM,
 	       O_CREDITS, O_LAT, O_LATPKTS };
 	static const struct option longopts[] = {
@@ -283,7 +283,8 @@ parse_args(int argc, char **argv)
 		{ "preload", required_argument, NULL, O_PRE },
 		{ "flows", required_argument, NULL, O_FLOWS },
 		{ "burst", required_argument, NULL, O_BURST },
-		{ "tx-hold-ns", required_argument, NULL, O_FLUSH },
+		{ "tx-hold-ns", required_argument, NULL, O_HOLD },
+		{ "housekeeping-us", required_argument, NULL, O_HK },
 		{ "fifo", required_argument, NULL, O_FIFO },
 		{ "jbsq-k", required_argument, NULL, O_K },
 		{ "queues-per-port", required_argument, NULL, O_QPP },
@@ -317,8 +318,9 @@ parse_args(int argc, char **argv)
 	o.reps = 5;
 	o.flows = 1024;
 	o.burst = 32;
-	o.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
-	o.fifo = 4096;
+	o.dpc.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
+	o.dpc.housekeeping_us = 100;
+	o.dpc.fifo_cap = 4096;
 	o.jbsq_k = 2;
 	o.qpp = 4;
 	o.baselines = true;
@@ -422,11 +424,14 @@ parse_args(int argc, char **argv)
 			case O_BURST:
 				o.burst = (unsigned int)v;
 				break;
-			case O_FLUSH:
-				o.tx_hold_ns = (unsigned int)v;
+			case O_HOLD:
+				o.dpc.tx_hold_ns = (unsigned int)v;
+				break;
+			case O_HK:
+				o.dpc.housekeeping_us = (unsigned int)v;
 				break;
 			case O_FIFO:
-				o.fifo = (unsigned int)v;
+				o.dpc.fifo_cap = (unsigned int)v;
 				break;
 			case O_K:
 				o.jbsq_k = (unsigned int)v;
@@ -991,7 +996,7 @@ write_json_latency(FILE *f)
 			", \"preempted\": %" PRIu64 ", \"gaps\": %" PRIu64
 			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64
 			" }%s\n", x->label, mode_names[x->mode], x->cores,
-			o.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
+			o.dpc.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
 			x->dispatch_ns, x->p50, x->p99, x->p999, x->max,
 			x->mean, x->clean_p99, x->polls_waited_max,
 			x->samples, x->preempted, x->gaps, x->gap_ms,
@@ -1072,7 +1077,7 @@ write_json(const char *path, const char *cpus)
 		"  \"jbsq_k\": %u,\n  \"queues_per_port\": %u,\n"
 		"  \"callgrind\": %s,\n",
 		TLB_VERSION, rte_get_tsc_hz(), cpus, o.packets, o.reps, o.burst,
-		o.flows, o.tx_hold_ns, o.jbsq_k, o.qpp,
+		o.flows, o.dpc.tx_hold_ns, o.jbsq_k, o.qpp,
 		o.callgrind ? "true" : "false");
 	write_json_latency(f);
 	fprintf(f, "  \"results\": [\n");
@@ -1222,7 +1227,7 @@ main(int argc, char **argv)
 		printf("turbolb-bench %s: latency, %" PRIu64 " samples a load, "
 		       "burst %u, tx_hold_ns %u, %u flows, CPUs %s (main "
 		       "first), TSC %.3f GHz\n", TLB_VERSION, o.lat_packets,
-		       o.burst, o.tx_hold_ns, o.flows, cpus,
+		       o.burst, o.dpc.tx_hold_ns, o.flows, cpus,
 		       rte_get_tsc_hz() / 1e9);
 	else
 	printf("turbolb-bench %s: %" PRIu64 " packets x %u reps, burst %u, "
@@ -1252,8 +1257,7 @@ main(int argc, char **argv)
 				    bench_world_create(w, gen++, cores, dps,
 					o.qpp, preload_for(cores, dps), o.burst,
 					o.flows, copy, o.ring_credits,
-					o.tx_hold_ns, o.fifo,
-					err, sizeof(err)) != 0) {
+					&o.dpc, err, sizeof(err)) != 0) {
 					fprintf(stderr, "turbolb-bench: %s\n",
 						w ? err : "no memory");
 					failed = 1;

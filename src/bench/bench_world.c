@@ -139,8 +139,8 @@ mbuf_of(struct rte_mempool *pool, const uint8_t *f, size_t len)
 }
 
 static int
-world_config(struct bench_world *w, unsigned int tx_hold_ns,
-	     unsigned int fifo_cap, char *err, size_t errlen)
+world_config(struct bench_world *w, const struct bench_dp_cfg *dpc,
+	     char *err, size_t errlen)
 {
 	size_t cap = 256 + (size_t)w->n_cores * 96;
 	char *y = malloc(cap);
@@ -162,10 +162,10 @@ world_config(struct bench_world *w, unsigned int tx_hold_ns,
 		ADD("%s%u", d ? ", " : "", d + 1);
 	/* The pool is only for the drop paths: the benchmark brings its
 	 * own mbufs. The ring PMD has no descriptors, the minimum does. */
-	ADD("]\n  burst: %u\n  tx_hold_ns: %u\n  rx_desc: 64\n"
-	    "  tx_desc: 64\n  mbufs: 1024\n",
-	    w->burst, tx_hold_ns);
-	ADD("fifo: { capacity: %u }\n", fifo_cap);
+	ADD("]\n  burst: %u\n  tx_hold_ns: %u\n  housekeeping_us: %u\n"
+	    "  rx_desc: 64\n  tx_desc: 64\n  mbufs: 1024\n",
+	    w->burst, dpc->tx_hold_ns, dpc->housekeeping_us);
+	ADD("fifo: { capacity: %u }\n", dpc->fifo_cap);
 	/* No completions in request mode: liveness must not take cores out
 	 * of rotation during a run. */
 	if (w->ring_credits)
@@ -195,8 +195,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 		   unsigned int n_cores, unsigned int n_dps, unsigned int qpp,
 		   unsigned int preload, unsigned int burst,
 		   unsigned int flows, bool copy, bool ring_credits,
-		   unsigned int tx_hold_ns, unsigned int fifo_cap, char *err,
-		   size_t errlen)
+		   const struct bench_dp_cfg *dpc, char *err, size_t errlen)
 {
 	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[RTE_MAX_QUEUES_PER_PORT];
 	char name[64];
@@ -261,7 +260,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 			w->t_queue[first + q] = (uint16_t)q;
 		}
 	}
-	if (world_config(w, tx_hold_ns, fifo_cap, err, errlen) != 0)
+	if (world_config(w, dpc, err, errlen) != 0)
 		return -1;
 	if (tlb_ports_setup(&w->cfg, &w->dp_pool) != 0) {
 		snprintf(err, errlen, "tlb_ports_setup failed");
