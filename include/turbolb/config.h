@@ -112,6 +112,7 @@ struct tlb_config {
 		char credit_ring[TLB_CR_NAME_MAX];   /* default "/turbolb-credits" */
 		uint32_t ring_size;                  /* power of 2; default 1024 */
 		uint32_t stale_timeout_us;           /* default 10000 */
+		uint32_t write_off_us;               /* default 100000 */
 		char group[TLB_CFG_STR_MAX];         /* may attach to the ring; "" */
 	} host;
 

@@ -28,12 +28,24 @@ struct tlb_core_load {
 	/* written by the liveness check (also the dispatcher) */
 	uint64_t watch_completed; /* completed count at the last progress */
 	uint64_t watch_since_ns;  /* when that progress was seen */
-	/* eligibility: a core is picked only if online && !stale */
+	/* eligibility: a core is picked only if online && !stale && !capped */
 	uint8_t online;  /* host side attached and not OFFLINE */
 	uint8_t stale;   /* outstanding work but no progress for too long */
 	uint8_t running; /* host thread reported RUNNING */
-	uint8_t pad[5];
+	uint8_t probing; /* written off: one request at a time until it
+			    completes something */
+	uint8_t capped;  /* probing with a request outstanding: not picked
+			    (kept by tlb_lv_refresh()) */
+	uint8_t pad[3];
 	uint64_t stale_events; /* times this core was marked stale */
+	uint64_t stale_since_ns; /* when it was last marked stale */
+	/* what was written off at this core: lost, as far as the view
+	 * knows, and no longer outstanding */
+	uint64_t written_off;
+	uint64_t written_off_work_ns;
+	/* written-off requests whose completion may still come: one that
+	 * does is a late completion, not a duplicate */
+	uint64_t late_owed;
 } __attribute__((aligned(TLB_CACHE_LINE)));
 
 /* A dense key: the load of an eligible core, saturated at TLB_KEY_MAX
@@ -95,7 +107,9 @@ tlb_lv_outstanding_work(const struct tlb_load_view *lv, uint32_t i)
 static inline bool
 tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 {
-	return lv->core[i].online && !lv->core[i].stale;
+	const struct tlb_core_load *c = &lv->core[i];
+
+	return c->online && !c->stale && !c->capped;
 }
 
 /* Writer side (the owning dispatcher only). */
@@ -113,14 +127,17 @@ tlb_lv_key(uint64_t load, uint32_t mask)
 	return (load < TLB_KEY_MAX ? (uint32_t)load : TLB_KEY_MAX) | mask;
 }
 
-/* Recomputes core i's dense keys from its fields; every writer below
- * calls it. Code that changes a core's fields directly (tests) must call
- * it too. */
+/* Recomputes core i's dense keys and its cap from its fields; every
+ * writer below calls it, and so must code that changes a core's fields
+ * directly (tests) and a dispatcher that has just charged a probing core
+ * (tlb_lv_on_dispatch() keeps the keys alone). */
 static inline void
 tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 {
-	const struct tlb_core_load *c = &lv->core[i];
-	uint32_t mask = (uint32_t)(c->online && !c->stale) - 1;
+	struct tlb_core_load *c = &lv->core[i];
+	__atomic_store_n(&c->capped, c->probing && c->sent != c->completed,
+			 __ATOMIC_RELAXED);
+	uint32_t mask = (uint32_t)tlb_lv_eligible(lv, i) - 1;
 
 	lv->key_gen++;
 	lv->key_req[i] = tlb_lv_key(c->sent - c->completed, mask);
@@ -209,13 +226,29 @@ void tlb_lv_set_running(struct tlb_load_view *lv, uint32_t i, bool running);
  * that were outstanding (stranded). */
 uint64_t tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i);
 
+/* What one liveness check wrote off, summed over the cores. */
+struct tlb_lv_written_off {
+	uint64_t requests;
+	uint64_t work_ns;
+};
+
 /* Liveness, called periodically with a monotonic clock: a core with
  * outstanding requests whose completed count has not moved for longer than
  * timeout_ns is marked stale; a stale core that completes anything (or has
- * nothing outstanding) is unmarked. Progress is observed at call
+ * nothing outstanding) is unmarked. A core stale for longer than
+ * write_off_ns has what is outstanding there written off (added to *wo and
+ * to its own written_off counts) and is probed: it is eligible again, for
+ * one request at a time, until a later check sees it complete something,
+ * which puts it back in full rotation. Progress is observed at call
  * granularity, so the dispatch path needs no clock. Returns the number of
- * cores whose stale flag changed. */
+ * cores whose state changed. */
 uint32_t tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
-			       uint64_t timeout_ns);
+			       uint64_t timeout_ns, uint64_t write_off_ns,
+			       struct tlb_lv_written_off *wo);
+
+/* Of n completions at core i beyond what was outstanding (what
+ * tlb_lv_on_complete() returned), those that answer written-off requests:
+ * counted off late_owed and returned; the rest are duplicates. */
+uint64_t tlb_lv_on_late(struct tlb_load_view *lv, uint32_t i, uint64_t n);
 
 #endif /* TURBOLB_LOAD_VIEW_H */

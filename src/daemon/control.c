@@ -75,7 +75,8 @@ needs_restart(const struct tlb_config *o, const struct tlb_config *n)
 	    strcmp(o->host.credit_ring, n->host.credit_ring) != 0 ||
 	    o->host.ring_size != n->host.ring_size ||
 	    strcmp(o->host.group, n->host.group) != 0)
-		return "host (only host.stale_timeout_us can be reloaded)";
+		return "host (only host.stale_timeout_us and host.write_off_us "
+		       "can be reloaded)";
 	if (memcmp(&o->kick, &n->kick, sizeof(o->kick)) != 0)
 		return "kick";
 	if (o->telemetry.enabled != n->telemetry.enabled)
@@ -93,11 +94,11 @@ describe_policy(const char *name, const struct tlb_policy_params *p,
 }
 
 /* Hands the new settings to every dispatcher and waits until each has
- * them. Called with the lock held. */
+ * them: the policy, and of c the FIFO capacity and the host timeouts.
+ * Called with the lock held. */
 static int
 push(const char *policy_name, const struct tlb_policy_params *params,
-     uint32_t fifo_capacity, uint32_t stale_timeout_us, char *msg,
-     size_t msglen)
+     const struct tlb_config *c, char *msg, size_t msglen)
 {
 	struct tlb_dp_update *u[RTE_MAX_LCORE] = { NULL };
 	uint64_t gen[RTE_MAX_LCORE];
@@ -119,8 +120,11 @@ push(const char *policy_name, const struct tlb_policy_params *params,
 			rc = -1;
 			goto out;
 		}
+		uint32_t fifo_capacity = c->fifo.capacity;
+
 		u[d]->fifo_limit = fifo_capacity;
-		u[d]->stale_timeout_ns = (uint64_t)stale_timeout_us * 1000;
+		u[d]->stale_timeout_ns = (uint64_t)c->host.stale_timeout_us * 1000;
+		u[d]->write_off_ns = (uint64_t)c->host.write_off_us * 1000;
 		if (fifo_capacity > dp->fifo.capacity) {
 			u[d]->fifo_slot = tlb_dp_fifo_alloc(
 				fifo_capacity, &u[d]->fifo_capacity, socket);
@@ -195,10 +199,10 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 		       sizeof(n->policy.params)) != 0;
 	bool changed = policy_changed ||
 		       running->fifo.capacity != n->fifo.capacity ||
-		       running->host.stale_timeout_us != n->host.stale_timeout_us;
+		       running->host.stale_timeout_us != n->host.stale_timeout_us ||
+		       running->host.write_off_us != n->host.write_off_us;
 
-	if (changed && push(n->policy.name, &n->policy.params,
-			    n->fifo.capacity, n->host.stale_timeout_us, msg,
+	if (changed && push(n->policy.name, &n->policy.params, n, msg,
 			    msglen) != 0)
 		goto out;
 	if (policy_changed) {
@@ -215,6 +219,9 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 		fprintf(log, "reload: host.stale_timeout_us %u -> %u\n",
 			running->host.stale_timeout_us,
 			n->host.stale_timeout_us);
+	if (running->host.write_off_us != n->host.write_off_us)
+		fprintf(log, "reload: host.write_off_us %u -> %u\n",
+			running->host.write_off_us, n->host.write_off_us);
 	if (running->log.level != n->log.level) {
 		rte_log_set_level_pattern("turbolb.*", (uint32_t)n->log.level);
 		fprintf(log, "reload: log.level %s -> %s\n",
@@ -225,6 +232,7 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 	running->policy = n->policy;
 	running->fifo = n->fifo;
 	running->host.stale_timeout_us = n->host.stale_timeout_us;
+	running->host.write_off_us = n->host.write_off_us;
 	running->log = n->log;
 	snprintf(msg, msglen, "%s: %s", running->path,
 		 changed ? "reloaded" : "unchanged");
@@ -248,8 +256,7 @@ tlb_control_set_policy(const char *spec, char *msg, size_t msglen)
 	params = running->policy.params;
 	rc = tlb_policy_parse_spec(spec, name, &params, msg, msglen);
 	if (rc == 0)
-		rc = push(name, &params, running->fifo.capacity,
-			  running->host.stale_timeout_us, msg, msglen);
+		rc = push(name, &params, running, msg, msglen);
 	if (rc == 0) {
 		strlcpy(running->policy.name, name,
 			sizeof(running->policy.name));

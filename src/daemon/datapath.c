@@ -264,6 +264,9 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
 	if (!own)
 		tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
+	/* A probed core gets one request at a time: now it has one. */
+	if (unlikely(dp->lv->core[core].probing))
+		tlb_lv_refresh(dp->lv, (uint32_t)core);
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
 		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
 	dp->pend_messages++;
@@ -459,6 +462,17 @@ drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
 
 /* ---- response path ---- */
 
+/* n completions at core beyond what was outstanding there: those of
+ * written-off requests are late, the rest duplicates. */
+static __rte_noinline void
+count_beyond(struct tlb_dp *dp, uint32_t core, uint64_t n)
+{
+	uint64_t late = tlb_lv_on_late(dp->lv, core, n);
+
+	count(dp, TLB_DP_late_completions, late);
+	count(dp, TLB_DP_completions_extra, n - late);
+}
+
 /* A response on its way to the uplink: one completion per message, on
  * its first packet. */
 static __rte_always_inline void
@@ -472,7 +486,8 @@ on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
 							    work_ns);
 
 			count(dp, TLB_DP_completions_inband, 1 - extra);
-			count(dp, TLB_DP_completions_extra, extra);
+			if (unlikely(extra != 0))
+				count_beyond(dp, core, extra);
 		}
 		if (service_ns != 0)
 			tlb_policy_observe(&dp->policy, svc_class, service_ns);
@@ -566,7 +581,8 @@ drain_credits(struct tlb_dp *dp)
 						    s->completions, s->work_ns);
 
 		count(dp, TLB_DP_completions_credit, s->completions - extra);
-		count(dp, TLB_DP_completions_extra, extra);
+		if (unlikely(extra != 0))
+			count_beyond(dp, s->idx, extra);
 		moved += s->records;
 	}
 	return moved;
@@ -619,10 +635,21 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 			    now_ns - c->watch_since_ns > dp->kick_stall_ns)
 				kick(dp, i, now_ns, TLB_DP_kicks_stall);
 		}
-	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns) != 0)
+	struct tlb_lv_written_off wo = { 0, 0 };
+
+	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns,
+				  dp->write_off_ns, &wo) != 0)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			TLB_LOG(DEBUG, dp, "core %u: %s", dp->core_id[i],
-				dp->lv->core[i].stale ? "stale" : "live");
+				dp->lv->core[i].stale ? "stale" :
+				dp->lv->core[i].probing ? "probing" : "live");
+	if (unlikely(wo.requests != 0)) {
+		count(dp, TLB_DP_written_off, wo.requests);
+		count(dp, TLB_DP_written_off_work_ns, wo.work_ns);
+		TLB_LOG(NOTICE, dp, "lcore %u: %" PRIu64 " requests written off "
+			"at cores stale for %" PRIu64 " us; probing them",
+			dp->lcore_id, wo.requests, dp->write_off_ns / 1000);
+	}
 }
 
 void
@@ -732,6 +759,7 @@ apply_update(struct tlb_dp *dp)
 	}
 	f->limit = u->fifo_limit;
 	dp->stale_timeout_ns = u->stale_timeout_ns;
+	dp->write_off_ns = u->write_off_ns;
 	__atomic_store_n(&dp->applied_gen, gen, __ATOMIC_RELEASE);
 }
 
@@ -909,6 +937,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->housekeeping_tsc =
 		dp->tsc_hz / 1000000 * cfg->datapath.housekeeping_us;
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
+	dp->write_off_ns = (uint64_t)cfg->host.write_off_us * 1000;
 	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)
 		dp->parse_opts.udp_ports[i] = cfg->rpc.udp_ports[i];
 	dp->parse_opts.n_udp_ports = cfg->rpc.n_udp_ports;

@@ -33,7 +33,12 @@
 	X(responses)         /* response packets sent to the uplink */      \
 	X(completions_inband) /* completions counted from responses */      \
 	X(completions_credit) /* completions counted from the credit ring */\
-	X(completions_extra) /* completions beyond what was outstanding */  \
+	X(completions_extra) /* completions beyond what was outstanding,   \
+				of no written-off request (duplicates) */   \
+	X(late_completions)  /* completions of written-off requests */      \
+	X(written_off)       /* requests lost at a core stale for          \
+				write_off_us */                             \
+	X(written_off_work_ns) /* their work, ns */                         \
 	X(pass_up)           /* non-RPC uplink -> default target */         \
 	X(pass_down)         /* non-RPC from the host side -> uplink */     \
 	X(host_restarts)     /* credit ring epoch changes seen */           \
@@ -115,6 +120,7 @@ struct tlb_dp_update {
 	uint32_t fifo_capacity;         /* its size, a power of two */
 	uint32_t fifo_limit;
 	uint64_t stale_timeout_ns;
+	uint64_t write_off_ns;
 	struct rte_mbuf **old_fifo_slot; /* set by the lcore: free it after */
 };
 
@@ -144,6 +150,7 @@ struct tlb_dp {
 	uint64_t poll_tsc;        /* TSC at the start of the current poll */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	uint64_t stale_timeout_ns;
+	uint64_t write_off_ns;
 
 	struct tlb_dp_port uplink;
 	struct tlb_dp_port target[TLB_MAX_CORES];

@@ -128,6 +128,8 @@ state_name(const struct tlb_core_load *c)
 		return "offline";
 	if (c->stale)
 		return "stale";
+	if (c->probing)
+		return "probing";
 	return c->running ? "running" : "online";
 }
 
@@ -165,6 +167,8 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(core, "running", c->running);
 			rte_tel_data_add_dict_u64(core, "stale_events",
 				tlb_counter_read(&c->stale_events));
+			rte_tel_data_add_dict_u64(core, "written_off",
+				tlb_counter_read(&c->written_off));
 			rte_tel_data_add_dict_u64(core, "dispatcher", n);
 			if (dp->host != NULL) {
 				struct tlb_transport_core_info info;

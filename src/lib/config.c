@@ -1023,6 +1023,7 @@ static const struct cfg_key host_keys[] = {
 	KEY_STR("credit_ring", C, host.credit_ring, 0, check_shm_name),
 	KEY_UINT("ring_size", C, host.ring_size, 16, TLB_CR_MAX_RING,
 		 CFG_POW2),
+	KEY_UINT("write_off_us", C, host.write_off_us, 0, 600000000, 0),
 	KEY_UINT("stale_timeout_us", C, host.stale_timeout_us, 100, 60000000,
 		 0),
 	KEY_STR("group", C, host.group, 0, NULL),
@@ -1202,6 +1203,7 @@ tlb_config_defaults(struct tlb_config *cfg)
 		sizeof(cfg->host.credit_ring));
 	cfg->host.ring_size = 1024;
 	cfg->host.stale_timeout_us = 10000;
+	cfg->host.write_off_us = 100000;
 
 	cfg->telemetry.enabled = true;
 	cfg->log.level = TLB_LOG_INFO;

@@ -56,13 +56,45 @@ tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i)
 	tlb_lv_store_u64(&c->completed_work_ns, c->sent_work_ns);
 	c->watch_completed = c->completed;
 	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 	tlb_lv_refresh(lv, i);
 	return stranded;
 }
 
+/* Core i's outstanding requests and work are lost, as far as the view
+ * can tell: written off, and the core probed. */
+static void
+write_off(struct tlb_core_load *c, struct tlb_lv_written_off *wo)
+{
+	uint64_t n = c->sent - c->completed;
+	uint64_t w = c->sent_work_ns - c->completed_work_ns;
+
+	tlb_lv_store_u64(&c->completed, c->sent);
+	tlb_lv_store_u64(&c->completed_work_ns, c->sent_work_ns);
+	tlb_lv_store_u64(&c->written_off, c->written_off + n);
+	tlb_lv_store_u64(&c->written_off_work_ns, c->written_off_work_ns + w);
+	c->late_owed += n;
+	c->watch_completed = c->completed;
+	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->probing, 1, __ATOMIC_RELAXED);
+	wo->requests += n;
+	wo->work_ns += w;
+}
+
+uint64_t
+tlb_lv_on_late(struct tlb_load_view *lv, uint32_t i, uint64_t n)
+{
+	struct tlb_core_load *c = &lv->core[i];
+	uint64_t late = n < c->late_owed ? n : c->late_owed;
+
+	c->late_owed -= late;
+	return late;
+}
+
 uint32_t
 tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
-		      uint64_t timeout_ns)
+		      uint64_t timeout_ns, uint64_t write_off_ns,
+		      struct tlb_lv_written_off *wo)
 {
 	uint32_t changed = 0;
 
@@ -70,8 +102,8 @@ tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
 		struct tlb_core_load *c = &lv->core[i];
 		/* The first check only starts the watch: the view does not
 		 * know how long the requests already sent have waited. */
-		bool progress = c->completed != c->watch_completed ||
-				c->sent == c->completed ||
+		bool done = c->completed != c->watch_completed;
+		bool progress = done || c->sent == c->completed ||
 				c->watch_since_ns == 0;
 		uint8_t stale = c->stale;
 
@@ -79,13 +111,30 @@ tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
 			c->watch_completed = c->completed;
 			c->watch_since_ns = now_ns;
 			stale = 0;
+			/* A probed core that answered is in full
+			 * rotation again. */
+			if (done && c->probing) {
+				__atomic_store_n(&c->probing, 0,
+						 __ATOMIC_RELAXED);
+				tlb_lv_refresh(lv, i);
+				changed++;
+			}
+		} else if (c->stale &&
+			   now_ns - c->stale_since_ns > write_off_ns) {
+			write_off(c, wo);
+			c->watch_since_ns = now_ns;
+			tlb_lv_refresh(lv, i);
+			changed++;
+			continue;
 		} else if (now_ns - c->watch_since_ns > timeout_ns) {
 			stale = 1;
 		}
 		if (stale != c->stale) {
-			if (stale)
+			if (stale) {
 				tlb_lv_store_u64(&c->stale_events,
 						 c->stale_events + 1);
+				c->stale_since_ns = now_ns;
+			}
 			__atomic_store_n(&c->stale, stale, __ATOMIC_RELAXED);
 			tlb_lv_refresh(lv, i);
 			changed++;

@@ -468,6 +468,8 @@ def cmd_account(a):
                  + drops (the daemon, every reason)
                  + stranded (in flight at a host that restarted)
                  + outstanding at cores marked stale (in flight there)
+                 + written off (lost at a core stale for write_off_us)
+                   - late completions (written off, then answered)
                  + fifo_depth (still held by the daemon)
                  + tx_drops + parse/other drops of the server(s)
       unanswered == accounted, exactly.
@@ -499,15 +501,16 @@ def cmd_account(a):
             sum(t['parse_drops'].values()) + t['not_request']
     drop_keys = {k: v for k, v in s.items()
                  if k.startswith('drop') and k != 'drops' and v}
+    written_off = s['written_off'] - s['late_completions']
     accounted = tx_dropped + s['drops'] + s['stranded'] + stale_out + \
-        s['fifo_depth'] + srv
+        written_off + s['fifo_depth'] + srv
     print('    issued %d = answered %d + unanswered %d' %
           (issued, answered, unanswered))
     print('    unanswered %d vs accounted %d = lg tx_dropped %d + daemon drops '
-          '%d %s + stranded %d + outstanding at stale cores %d + fifo %d + '
-          'server drops %d' % (unanswered, accounted, tx_dropped, s['drops'],
-                               drop_keys, s['stranded'], stale_out,
-                               s['fifo_depth'], srv))
+          '%d %s + stranded %d + outstanding at stale cores %d + written off '
+          '(less late) %d + fifo %d + server drops %d' % (
+              unanswered, accounted, tx_dropped, s['drops'], drop_keys,
+              s['stranded'], stale_out, written_off, s['fifo_depth'], srv))
     ok = True
     if issued != answered + unanswered:
         print('    load generator inconsistent', file=sys.stderr)

@@ -735,6 +735,7 @@ test_stale_core_skipped(void **state)
 	/* Only this test wants cores to go stale quickly: the others must not
 	 * depend on how fast a loaded machine runs their polls. */
 	dp.stale_timeout_ns = 1000 * 1000;
+	dp.write_off_ns = UINT64_MAX / 2;
 	for (int r = 0; r < 4; r++)
 		send_request(37000, 0);
 	pump();
@@ -768,6 +769,72 @@ test_stale_core_skipped(void **state)
 	}
 	assert_false(dp.lv->core[0].stale);
 	assert_int_equal(dp.lv->core[0].stale_events, 1);
+}
+
+/* A core whose requests were lost (its server died with them and came
+ * back) is stale, then written off and probed, then in full rotation
+ * again: it gets its share of what comes next. The accounting holds:
+ * every request steered is answered or written off. Waits are bounded
+ * polls on conditions; no time is asserted. */
+static void
+test_stale_core_written_off_and_back(void **state)
+{
+	struct out_pkt out[64];
+	unsigned int got[N_CORES] = { 0 }, polls = 0;
+	uint64_t answered = 0;
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	dp.stale_timeout_ns = 1000 * 1000;
+	dp.write_off_ns = 2000 * 1000;
+	for (int r = 0; r < 2 * N_CORES; r++)
+		send_request(37000, 0);
+	pump();
+	/* Cores 1..3 answer; core 0's two requests are lost. */
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+		assert_int_equal(n, 2);
+		for (unsigned int i = 0; c != 0 && i < n; i++) {
+			respond((unsigned int)c, &out[i]);
+			answered++;
+		}
+	}
+	pump();
+	for (; polls < 100000 && !dp.lv->core[0].probing; polls++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	assert_true(dp.lv->core[0].probing);
+	assert_int_equal(dp.lv->core[0].stale_events, 1);
+	assert_int_equal(counter(TLB_DP_written_off), 2);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 0);
+	/* 1000 requests, each core answering whatever reaches it. */
+	for (int r = 0; r < 1000; r++) {
+		send_request((uint16_t)(38000 + r % 64), 0);
+		tlb_dp_poll(&dp);
+		for (int c = 0; c < N_CORES; c++) {
+			unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+			for (unsigned int i = 0; i < n; i++)
+				respond((unsigned int)c, &out[i]);
+			got[c] += n;
+			answered += n;
+		}
+	}
+	pump();
+	for (int i = 0; i < 100000 && dp.lv->core[0].probing; i++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	printf("after the write-off (%u polls of 100 us): core shares %u %u "
+	       "%u %u of 1000\n", polls, got[0], got[1], got[2], got[3]);
+	assert_false(dp.lv->core[0].probing);
+	assert_true(got[0] >= 1000 / N_CORES / 2);
+	assert_int_equal(counter(TLB_DP_steered), 2 * N_CORES + 1000);
+	assert_int_equal(counter(TLB_DP_steered),
+			 answered + counter(TLB_DP_written_off));
+	assert_int_equal(counter(TLB_DP_late_completions), 0);
 }
 
 static void
@@ -1299,6 +1366,8 @@ main(void)
 		cmocka_unit_test_teardown(test_credit_ring, teardown_dp),
 		cmocka_unit_test_teardown(test_transport_none, teardown_dp),
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
+		cmocka_unit_test_teardown(test_stale_core_written_off_and_back,
+					  teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_at_loop_boundary,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_policy_switch_jlq, teardown_dp),
