@@ -46,6 +46,9 @@ struct tlb_core_load {
 	/* written-off requests whose completion may still come: one that
 	 * does is a late completion, not a duplicate */
 	uint64_t late_owed;
+	/* bumped by a write-off and a reset: a charge made under an older
+	 * generation is no longer in the view and is never handed back */
+	uint32_t gen;
 } __attribute__((aligned(TLB_CACHE_LINE)));
 
 /* A dense key: the load of an eligible core, saturated at TLB_KEY_MAX

@@ -287,26 +287,57 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	return STEER_SENT;
 }
 
-/* Sends a parsed request to its core. Continuation packets of a message
- * follow the first; the first packet of a message is a new message. */
+/* An incomplete message's charge goes back to its core, unless the
+ * core has been written off or reset since. */
+static void
+message_lost(struct tlb_dp *dp, const struct tlb_aff_msg *msg)
+{
+	if (msg->core < dp->n_cores && dp->lv->core[msg->core].gen == msg->gen)
+		tlb_lv_on_unsent(dp->lv, msg->core, 1, msg->work_ns);
+	count(dp, TLB_DP_incomplete_messages, 1);
+}
+
+/* A packet of a message that has its core: sent there uncharged, or, if
+ * the core left rotation, dropped with every later packet of it, and the
+ * message's charge handed back. */
+static enum steer_result
+steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
+		   const struct tlb_aff_key *akey,
+		   const struct tlb_aff_msg *msg)
+{
+	if (core >= 0 && (uint32_t)core < dp->n_cores &&
+	    tlb_lv_eligible(dp->lv, (uint32_t)core) &&
+	    dp->lv->core[core].gen == msg->gen) {
+		dp->pend_affinity++;
+		port_send(&dp->target[core], m, 0);
+		return STEER_SENT;
+	}
+	if (core != TLB_AFF_DEAD) {
+		tlb_aff_kill(dp->aff, akey);
+		message_lost(dp, msg);
+	}
+	count(dp, TLB_DP_drop_continuation, 1);
+	rte_pktmbuf_free(m);
+	return STEER_DROPPED;
+}
+
+/* Sends a parsed request to its core. The packets of a message follow the
+ * first of them to arrive, which is steered as a new message. */
 static enum steer_result
 steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
       bool from_fifo, uint64_t now_ns)
 {
 	struct tlb_aff_key akey;
+	struct tlb_aff_msg msg;
 	bool multi = p->hdr.pkt_cnt > 1;
 	enum steer_result r;
 	int core;
 
 	if (unlikely(multi)) {
 		tlb_aff_key_of(&akey, p);
-		core = tlb_aff_lookup(dp->aff, &akey, now_ns);
-		if (core >= 0 && (uint32_t)core < dp->n_cores &&
-		    tlb_lv_eligible(dp->lv, (uint32_t)core)) {
-			dp->pend_affinity++;
-			port_send(&dp->target[core], m, 0);
-			return STEER_SENT;
-		}
+		core = tlb_aff_lookup(dp->aff, &akey, &msg);
+		if (core != TLB_AFF_NONE)
+			return steer_continuation(dp, m, core, &akey, &msg);
 	}
 
 	struct tlb_request_info req = {
@@ -319,9 +350,19 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	r = steer_new(dp, m, &req, p, from_fifo,
 		      !from_fifo && !fifo_empty(&dp->fifo), dp->own_dispatch,
 		      now_ns, &core);
-	if (r == STEER_SENT && multi)
-		tlb_aff_insert(dp->aff, &akey, (uint16_t)core,
-			       (uint16_t)(p->hdr.pkt_cnt - 1), now_ns);
+	if (r == STEER_SENT && multi) {
+		struct tlb_aff_msg gone;
+
+		msg.core = (uint16_t)core;
+		msg.gen = dp->lv->core[core].gen;
+		/* what steer_new() charged: the estimate does not change
+		 * between two calls without a response between them */
+		msg.work_ns = tlb_policy_work_estimate(&dp->policy, &req);
+		if (tlb_aff_insert(dp->aff, &akey, &msg,
+				   (uint16_t)(p->hdr.pkt_cnt - 1), now_ns,
+				   &gone))
+			message_lost(dp, &gone);
+	}
 	return r;
 }
 
@@ -588,6 +629,18 @@ drain_credits(struct tlb_dp *dp)
 	return moved;
 }
 
+/* Incomplete messages past their time hand their charge back. */
+static void
+sweep_affinity(struct tlb_dp *dp, uint64_t now_ns)
+{
+	struct tlb_aff_msg gone[32];
+	uint32_t n = tlb_aff_sweep(dp->aff, now_ns, dp->aff_sweep, gone,
+				   RTE_DIM(gone));
+
+	for (uint32_t i = 0; i < n; i++)
+		message_lost(dp, &gone[i]);
+}
+
 /* Run states and restarts of the host side, liveness of each core. */
 static void
 housekeeping(struct tlb_dp *dp, uint64_t now_ns)
@@ -627,6 +680,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 						   st == TLB_RUN_RUNNING);
 		}
 	}
+	sweep_affinity(dp, now_ns);
 	if (dp->kick && dp->kick_stall_ns != 0)
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
 			const struct tlb_core_load *c = &dp->lv->core[i];
@@ -950,6 +1004,10 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->lv = rte_zmalloc("tlb_lv", sizeof(*dp->lv), RTE_CACHE_LINE_SIZE);
 	dp->aff = tlb_aff_create(cfg->affinity.entries,
 				 (uint64_t)cfg->affinity.timeout_us * 1000);
+	/* The whole table looked at about once a timeout. */
+	dp->aff_sweep = (uint32_t)RTE_MIN((uint64_t)cfg->affinity.entries,
+		(uint64_t)cfg->affinity.entries * cfg->datapath.housekeeping_us /
+		cfg->affinity.timeout_us + 16);
 	dp->fifo.slot = tlb_dp_fifo_alloc(cfg->fifo.capacity, &cap,
 					  (int)rte_lcore_to_socket_id(lcore_id));
 	dp->fifo.capacity = cap;

@@ -28,6 +28,9 @@
 	X(steered)           /* request packets sent to a host core */      \
 	X(messages)          /* request messages charged to a core */       \
 	X(affinity_hits)     /* continuation packets kept on their core */  \
+	X(incomplete_messages) /* multi-packet messages whose last packet  \
+				never came, or that lost their core: their \
+				charge handed back */                       \
 	X(held)              /* requests put in the NIC-side FIFO */        \
 	X(released)          /* requests that left the FIFO to a core */    \
 	X(responses)         /* response packets sent to the uplink */      \
@@ -54,6 +57,8 @@
 	X(drop_no_default_target) /* non-RPC frame, no default target */     \
 	X(drop_bad_direction) /* response from the uplink, request from a host */\
 	X(drop_multi_segment) /* frame could not be linearized */           \
+	X(drop_continuation) /* packet of a message whose core left        \
+				rotation */                                 \
 	X(drop_shutdown)     /* still held in the FIFO at shutdown */
 
 enum tlb_dp_counter {
@@ -166,6 +171,7 @@ struct tlb_dp {
 	bool own_dispatch;         /* policy.ops->dispatch != NULL, too */
 	struct tlb_load_view *lv;  /* this dispatcher's view */
 	struct tlb_affinity *aff;
+	uint32_t aff_sweep;        /* entries looked at per housekeeping */
 	struct tlb_fifo fifo;
 	struct tlb_transport *host; /* NULL: none (tests, bench) */
 	uint64_t host_epoch;

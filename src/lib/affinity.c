@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Message affinity table: 4-way set associative, no allocation after
- * create, lazy expiry.
+ * create; expiry by a periodic sweep, so that an incomplete message's
+ * charge comes back in bounded time even if nothing else hits its set.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,13 +14,15 @@
 struct aff_entry {
 	struct tlb_aff_key key;
 	uint64_t expire_ns;
-	uint16_t core;
+	struct tlb_aff_msg msg;
 	uint16_t remaining;
 	uint8_t used;
+	uint8_t dead;
 };
 
 struct tlb_affinity {
 	uint32_t set_mask;
+	uint32_t cursor; /* the sweep's next entry */
 	uint64_t timeout_ns;
 	struct tlb_aff_stats stats;
 	struct aff_entry e[];
@@ -84,41 +87,47 @@ set_of(struct tlb_affinity *a, const struct tlb_aff_key *k)
 	return &a->e[(key_hash(k) & a->set_mask) * WAYS];
 }
 
-int
-tlb_aff_lookup(struct tlb_affinity *a, const struct tlb_aff_key *k,
-	       uint64_t now_ns)
+static struct aff_entry *
+find(struct tlb_affinity *a, const struct tlb_aff_key *k)
 {
 	struct aff_entry *set = set_of(a, k);
 
-	for (unsigned int w = 0; w < WAYS; w++) {
-		struct aff_entry *e = &set[w];
-
-		if (!e->used || !key_eq(&e->key, k))
-			continue;
-		if (now_ns > e->expire_ns) {
-			e->used = 0;
-			a->stats.expired++;
-			return -1;
-		}
-		a->stats.hits++;
-		if (--e->remaining == 0) {
-			e->used = 0;
-			a->stats.completed++;
-		}
-		return e->core;
-	}
-	return -1;
+	for (unsigned int w = 0; w < WAYS; w++)
+		if (set[w].used && key_eq(&set[w].key, k))
+			return &set[w];
+	return NULL;
 }
 
-void
+int
+tlb_aff_lookup(struct tlb_affinity *a, const struct tlb_aff_key *k,
+	       struct tlb_aff_msg *msg)
+{
+	struct aff_entry *e = find(a, k);
+	int core;
+
+	if (e == NULL)
+		return TLB_AFF_NONE;
+	a->stats.hits++;
+	*msg = e->msg;
+	core = e->dead ? TLB_AFF_DEAD : e->msg.core;
+	if (--e->remaining == 0) {
+		e->used = 0;
+		a->stats.completed++;
+	}
+	return core;
+}
+
+bool
 tlb_aff_insert(struct tlb_affinity *a, const struct tlb_aff_key *k,
-	       uint16_t core, uint16_t remaining, uint64_t now_ns)
+	       const struct tlb_aff_msg *msg, uint16_t remaining,
+	       uint64_t now_ns, struct tlb_aff_msg *evicted)
 {
 	struct aff_entry *set = set_of(a, k);
 	struct aff_entry *victim = NULL;
+	bool lost = false;
 
 	if (remaining == 0)
-		return;
+		return false;
 	for (unsigned int w = 0; w < WAYS; w++) {
 		struct aff_entry *e = &set[w];
 
@@ -126,22 +135,59 @@ tlb_aff_insert(struct tlb_affinity *a, const struct tlb_aff_key *k,
 			victim = e;
 			break;
 		}
-		if (now_ns > e->expire_ns) {
-			a->stats.expired++;
-			victim = e;
-			break;
-		}
 		if (victim == NULL || e->expire_ns < victim->expire_ns)
 			victim = e;
 	}
-	if (victim->used && now_ns <= victim->expire_ns)
-		a->stats.evicted++;
+	if (victim->used && !victim->dead) {
+		/* Whether or not it was past its time, its message is
+		 * incomplete. */
+		*evicted = victim->msg;
+		lost = true;
+		if (now_ns > victim->expire_ns)
+			a->stats.expired++;
+		else
+			a->stats.evicted++;
+	}
 	victim->key = *k;
-	victim->core = core;
+	victim->msg = *msg;
 	victim->remaining = remaining;
 	victim->expire_ns = now_ns + a->timeout_ns;
 	victim->used = 1;
+	victim->dead = 0;
 	a->stats.inserted++;
+	return lost;
+}
+
+void
+tlb_aff_kill(struct tlb_affinity *a, const struct tlb_aff_key *k)
+{
+	struct aff_entry *e = find(a, k);
+
+	if (e != NULL && !e->dead) {
+		e->dead = 1;
+		a->stats.killed++;
+	}
+}
+
+uint32_t
+tlb_aff_sweep(struct tlb_affinity *a, uint64_t now_ns, uint32_t budget,
+	      struct tlb_aff_msg *out, uint32_t max)
+{
+	uint32_t n_entries = (a->set_mask + 1) * WAYS, n = 0;
+
+	for (uint32_t i = 0; i < budget && n < max; i++) {
+		struct aff_entry *e = &a->e[a->cursor];
+
+		a->cursor = a->cursor + 1 == n_entries ? 0 : a->cursor + 1;
+		if (!e->used || now_ns <= e->expire_ns)
+			continue;
+		e->used = 0;
+		if (e->dead)
+			continue;
+		a->stats.expired++;
+		out[n++] = e->msg;
+	}
+	return n;
 }
 
 const struct tlb_aff_stats *

@@ -57,6 +57,7 @@ tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i)
 	c->watch_completed = c->completed;
 	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
+	c->gen++;
 	tlb_lv_refresh(lv, i);
 	return stranded;
 }
@@ -74,6 +75,7 @@ write_off(struct tlb_core_load *c, struct tlb_lv_written_off *wo)
 	tlb_lv_store_u64(&c->written_off, c->written_off + n);
 	tlb_lv_store_u64(&c->written_off_work_ns, c->written_off_work_ns + w);
 	c->late_owed += n;
+	c->gen++;
 	c->watch_completed = c->completed;
 	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->probing, 1, __ATOMIC_RELAXED);

@@ -532,6 +532,104 @@ test_multi_packet_stays_together(void **state)
 	assert_int_equal(counter(TLB_DP_messages), 4);
 }
 
+/* Sends packet idx of a pkt_cnt-packet message id from client port sport. */
+static void
+send_part(uint16_t sport, uint64_t id, uint16_t idx, uint16_t cnt)
+{
+	struct tlb_frame_addrs a = client(sport);
+	struct tlb_rpc_hdr h = request_hdr(id, 1000);
+	uint8_t f[256];
+	size_t len;
+
+	h.pkt_idx = idx;
+	h.pkt_cnt = cnt;
+	len = tlb_build_frame(f, sizeof(f), &a, &h, "xy", 2);
+	inject(up.rx[0], f, len);
+}
+
+/* Many first packets whose messages never finish pin every jbsq core at
+ * its bound; once the affinity timeout passes, their charges come back
+ * (incomplete_messages), every core is in rotation again and a new
+ * request is steered at once. Waits are bounded polls on a condition. */
+static void
+test_unfinished_messages_released(void **state)
+{
+	struct out_pkt out[64];
+	unsigned int n = 0;
+
+	(void)state;
+	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
+	for (uint16_t r = 0; r < N_CORES; r++)
+		send_part((uint16_t)(34000 + r), next_id++, 0, 2);
+	pump();
+	for (int c = 0; c < N_CORES; c++) {
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 1);
+		drain(tgt[c].tx[0]);
+	}
+	/* Every core at its bound: a new request waits. */
+	send_request(35000, 0);
+	pump();
+	assert_int_equal(counter(TLB_DP_held), 1);
+	for (int i = 0; i < 100000 &&
+	     counter(TLB_DP_incomplete_messages) < N_CORES; i++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	assert_int_equal(counter(TLB_DP_incomplete_messages), N_CORES);
+	/* The held request went as soon as a core was free again. */
+	assert_int_equal(counter(TLB_DP_released), 1);
+	for (int c = 0; c < N_CORES; c++)
+		n += collect(tgt[c].tx[0], out, 64);
+	assert_int_equal(n, 1);
+	/* Every core takes a request again. */
+	for (int r = 0; r < N_CORES - 1; r++)
+		send_request(35001, 0);
+	pump();
+	for (int c = 0; c < N_CORES; c++) {
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 1);
+		drain(tgt[c].tx[0]);
+	}
+	assert_int_equal(counter(TLB_DP_drop_fifo_full), 0);
+}
+
+/* A message whose core goes out of rotation between its packets: the
+ * later packets are dropped and counted, never charged to another core,
+ * and the message's charge goes back to its core. */
+static void
+test_continuation_of_lost_core_dropped(void **state)
+{
+	struct out_pkt out[64];
+	uint64_t id = next_id++;
+	int home = -1;
+	unsigned int n = 0;
+
+	(void)state;
+	uint32_t timeout_us = cfg.affinity.timeout_us;
+
+	cfg.affinity.timeout_us = 10000000;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	cfg.affinity.timeout_us = timeout_us;
+	send_part(36000, id, 0, 3);
+	pump();
+	for (int c = 0; c < N_CORES; c++)
+		if (collect(tgt[c].tx[0], out, 64) == 1)
+			home = c;
+	assert_true(home >= 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)home), 1);
+	tlb_lv_set_online(dp.lv, (uint32_t)home, false);
+	send_part(36000, id, 1, 3);
+	send_part(36000, id, 2, 3);
+	pump();
+	for (int c = 0; c < N_CORES; c++)
+		n += collect(tgt[c].tx[0], out, 64);
+	assert_int_equal(n, 0);
+	assert_int_equal(counter(TLB_DP_drop_continuation), 2);
+	assert_int_equal(counter(TLB_DP_incomplete_messages), 1);
+	assert_int_equal(counter(TLB_DP_messages), 1);
+	for (int c = 0; c < N_CORES; c++)
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 0);
+}
+
 static void
 test_pass_through_untouched(void **state)
 {
@@ -1359,6 +1457,10 @@ main(void)
 		cmocka_unit_test_teardown(test_jbsq_holds_and_releases_in_order,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_multi_packet_stays_together,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_unfinished_messages_released,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_continuation_of_lost_core_dropped,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_pass_through_untouched,
 					  teardown_dp),
