@@ -61,10 +61,16 @@ struct tlb_rpc_hdr {
 	uint32_t svc_hint_ns; /* expected service time, if TLB_RPC_F_HINT */
 	uint32_t work_ns;    /* work the NIC charged; server echoes it */
 	uint64_t client_ts;  /* client timestamp; server echoes it */
-	uint16_t server_core; /* responses: host core that served it */
+	uint16_t server_core; /* responses: host core that served it, as the
+				 server knows it; TLB_RPC_CORE_UNKNOWN: not
+				 said. The daemon attributes a response by
+				 the queue it arrives on and counts a
+				 disagreement (docs/protocol.md) */
 	uint16_t reserved;   /* zero on send, ignored on receive */
 	uint32_t service_ns; /* responses: measured service time */
 };
+
+#define TLB_RPC_CORE_UNKNOWN 0xffffu
 
 enum tlb_rpc_status {
 	TLB_RPC_ST_OK = 0,

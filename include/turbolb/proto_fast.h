@@ -155,6 +155,7 @@ struct tlb_resp_fast {
 	uint32_t work_ns;    /* the charge the dispatcher stamped, echoed */
 	uint32_t service_ns; /* measured by the server; 0: none */
 	uint16_t svc_class;
+	uint16_t server_core; /* as the server says, or TLB_RPC_CORE_UNKNOWN */
 };
 
 /* The same for the response path: true if buf[0, len) is a
@@ -176,6 +177,7 @@ tlb_parse_response_fast(const void *buf, size_t len,
 	out->svc_class = tlb_fast_rd16(r + TLB_RPC_OFF_SVC_CLASS);
 	out->work_ns = tlb_fast_rd32(r + TLB_RPC_OFF_WORK_NS);
 	out->service_ns = tlb_fast_rd32(r + TLB_RPC_OFF_SERVICE_NS);
+	out->server_core = tlb_fast_rd16(r + TLB_RPC_OFF_SERVER_CORE);
 	return true;
 }
 

@@ -388,8 +388,9 @@ bench_response_mbuf(struct rte_mempool *pool, unsigned int flow,
 
 	if (len == 0 || tlb_parse_frame(f, len, &opts, &p) != TLB_PARSE_OK)
 		return NULL;
-	len = tlb_make_response(f, len, &p, TLB_MSG_RESPONSE, 0, 0,
-				BENCH_RESP_SERVICE_NS, 0);
+	/* One response serves any core: it does not say which. */
+	len = tlb_make_response(f, len, &p, TLB_MSG_RESPONSE, 0,
+				TLB_RPC_CORE_UNKNOWN, BENCH_RESP_SERVICE_NS, 0);
 	return len ? mbuf_of(pool, f, len) : NULL;
 }
 

@@ -537,6 +537,17 @@ on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
 	port_send(&dp->uplink, m, 0);
 }
 
+/* A response is the completion of the core whose queue it came on: the
+ * queue is the NIC's word, the header's server_core the server's, and a
+ * server that disagrees is counted (docs/protocol.md). */
+static inline void
+check_server_core(struct tlb_dp *dp, uint32_t core, uint16_t server_core)
+{
+	if (unlikely(server_core != dp->core_id[core]) &&
+	    server_core != TLB_RPC_CORE_UNKNOWN)
+		count(dp, TLB_DP_resp_core_mismatch, 1);
+}
+
 static void
 from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 {
@@ -549,6 +560,7 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 	if (tlb_parse_response_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rs)) {
+		check_server_core(dp, core, rs.server_core);
 		on_response(dp, core, m, true, rs.work_ns, rs.service_ns,
 			    rs.svc_class);
 		return;
@@ -557,6 +569,8 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 		return;
 	switch (p.cls) {
 	case TLB_FRAME_RESPONSE:
+		if (p.hdr.pkt_idx == 0)
+			check_server_core(dp, core, p.hdr.server_core);
 		on_response(dp, core, m, p.hdr.pkt_idx == 0, p.hdr.work_ns,
 			    p.hdr.service_ns, p.hdr.svc_class);
 		break;

@@ -35,6 +35,8 @@
 	X(released)          /* requests that left the FIFO to a core */    \
 	X(responses)         /* response packets sent to the uplink */      \
 	X(completions_inband) /* completions counted from responses */      \
+	X(resp_core_mismatch) /* response whose server_core is not the core \
+				 of the queue it came on (counted there) */ \
 	X(completions_credit) /* completions counted from the credit ring */\
 	X(completions_extra) /* completions beyond what was outstanding,   \
 				of no written-off request (duplicates) */   \

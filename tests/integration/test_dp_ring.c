@@ -630,6 +630,49 @@ test_continuation_of_lost_core_dropped(void **state)
 		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c), 0);
 }
 
+/* Makes core answer req, saying in the header it was server_core. */
+static void
+respond_as(unsigned int core, const struct out_pkt *req, uint16_t server_core)
+{
+	uint8_t f[2048];
+	size_t len;
+
+	memcpy(f, req->frame, req->len);
+	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
+				server_core, 500, 0);
+	assert_true(len > 0);
+	inject(tgt[core].rx[0], f, len);
+}
+
+/* A response is the completion of the core whose queue it arrives on;
+ * a header that names another core is counted, one that names none is
+ * not (docs/protocol.md, "work_ns, server_core, service_ns"). */
+static void
+test_response_attributed_by_queue(void **state)
+{
+	struct out_pkt out[64];
+
+	(void)state;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	for (int r = 0; r < N_CORES; r++)
+		send_request(39000, 1000);
+	pump();
+	assert_int_equal(collect(tgt[2].tx[0], out, 64), 1);
+	respond_as(2, &out[0], 1);
+	assert_int_equal(collect(tgt[3].tx[0], out, 64), 1);
+	respond_as(3, &out[0], TLB_RPC_CORE_UNKNOWN);
+	assert_int_equal(collect(tgt[0].tx[0], out, 64), 1);
+	respond_as(0, &out[0], 0);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 2), 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 3), 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 1);
+	assert_int_equal(counter(TLB_DP_resp_core_mismatch), 1);
+	assert_int_equal(counter(TLB_DP_completions_inband), 3);
+	drain(tgt[1].tx[0]);
+}
+
 static void
 test_pass_through_untouched(void **state)
 {
@@ -1461,6 +1504,8 @@ main(void)
 		cmocka_unit_test_teardown(test_unfinished_messages_released,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_continuation_of_lost_core_dropped,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_response_attributed_by_queue,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_pass_through_untouched,
 					  teardown_dp),
