@@ -142,7 +142,7 @@ struct tlb_dp {
 	uint64_t tsc_hz;
 	uint64_t ns_per_tsc_q32;  /* 1e9 / tsc_hz, 32.32 fixed point */
 	/* Hot per-packet counts, plain adds, moved into stats once per poll
-	 * (stats are relaxed atomics: three instructions an update). */
+	 * (stats are relaxed atomics, dearer than a plain add). */
 	uint64_t pend_messages, pend_affinity; /* steered: their sum */
 	/* Target queues that had something when last polled, a bit each:
 	 * while requests come in only these are polled, and all of them
