@@ -39,6 +39,7 @@ topo_init() {
 }
 
 # topo_config cores=4 policy=jsq credits=ring k=2 fifo=4096 stale_us=1000000
+#             write_off_us=100000
 #             idle_us=20 lcores=1
 #   optional (left at turbolbd's defaults unless given): kick=true|false
 #   kick_interval_us= kick_stall_us= (the kick: section), housekeeping_us=
@@ -52,6 +53,7 @@ topo_init() {
 # logical cores spread over both CPUs).
 topo_config() {
 	local cores=4 policy=jsq credits=ring k=2 d=2 fifo=4096 stale_us=1000000
+	local write_off_us=100000
 	local idle_us=20 lcores=1 prefer_running=false kv
 	local kick= kick_interval_us= kick_stall_us= housekeeping_us= hold_ns=
 	local main_lcore=
@@ -65,6 +67,7 @@ topo_config() {
 		d=*) d=${kv#*=} ;;
 		fifo=*) fifo=${kv#*=} ;;
 		stale_us=*) stale_us=${kv#*=} ;;
+		write_off_us=*) write_off_us=${kv#*=} ;;
 		idle_us=*) idle_us=${kv#*=} ;;
 		lcores=*) lcores=${kv#*=} ;;
 		prefer_running=*) prefer_running=${kv#*=} ;;
@@ -136,6 +139,7 @@ host:
 ${transport:+  transport: $transport
 }  credit_ring: $TOPO_RING
   stale_timeout_us: $stale_us
+  write_off_us: $write_off_us
 YAML
 		if [ -n "$kick$kick_interval_us$kick_stall_us" ]; then
 			echo "kick:"

@@ -349,6 +349,8 @@ class View:
             sent=lambda k: c[k]['sent'],
             b_sent=lambda k: b_c[k]['sent'],
             stale=lambda k: c[k]['stale'],
+            probing=lambda k: c[k]['state'] == 'probing',
+            written_off=lambda k: c[k]['written_off'],
             out=lambda k: c[k]['outstanding'],
             others_sent=lambda k: sum(v['sent'] for i, v in c.items() if i != k),
             b_others_sent=lambda k: sum(v['sent'] for i, v in b_c.items() if i != k),

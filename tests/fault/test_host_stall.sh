@@ -22,7 +22,10 @@ BUILD=${1:-build}
 
 K=1 # the core whose thread stops
 fault_init host-stall
-topo_config cores=4 policy=jsq credits=ring stale_us=50000
+# Stale, never written off: what a stale core does is the point here
+# (tests/fault/test_write_off.sh writes off).
+topo_config cores=4 policy=jsq credits=ring stale_us=50000 \
+	write_off_us=600000000
 if ! fault_start_daemon || ! fault_start_server; then
 	check "topology up" false
 	finish

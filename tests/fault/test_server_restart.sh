@@ -33,7 +33,10 @@ BATCH=4
 run_mode() {
 	local credits=$1 stranded rc
 	fault_init "srv-restart-$credits"
-	topo_config cores=4 policy=jsq credits="$credits" stale_us=50000
+	# Never written off: what was in flight at the dead server is to be
+	# counted stranded when the new one attaches.
+	topo_config cores=4 policy=jsq credits="$credits" stale_us=50000 \
+		write_off_us=600000000
 	if ! fault_start_daemon || ! fault_start_server --batch "$BATCH"; then
 		check "$credits: topology up" false
 		fault_stop_all
