@@ -61,8 +61,11 @@ struct sim_disp {
 	struct sim_list wait;
 	struct sim_list held;
 	/* shared view with a sync period: what it did since the last tick,
-	 * [core * PUB_N + enum sim_pub] */
+	 * [core * PUB_N + enum sim_pub], and the cores it did it to (a tick
+	 * costs what changed, not the number of cores) */
 	uint64_t *pub;
+	uint32_t *dirty;
+	uint32_t n_dirty;
 };
 
 struct sim {
@@ -372,8 +375,16 @@ static void
 publish(struct sim *s, uint32_t d, uint32_t c, enum sim_pub what, uint32_t work)
 {
 	if (s->p->view_sync_ns > 0) {
-		uint64_t *pub = &s->disp[d].pub[c * PUB_N];
+		struct sim_disp *e = &s->disp[d];
+		uint64_t *pub = &e->pub[c * PUB_N];
 
+		if (pub[PUB_SENT] == 0 && pub[PUB_DONE] == 0)
+			e->dirty[e->n_dirty++] = c;
+		/* The others read at the next multiple of the period; a
+		 * tick with nothing to read is not simulated. */
+		if (s->next_sync == UINT64_MAX)
+			s->next_sync = (s->now / s->p->view_sync_ns + 1) *
+				       s->p->view_sync_ns;
 		pub[what]++;
 		pub[what + 1] += work;
 		return;
@@ -484,17 +495,18 @@ nic_complete(struct sim *s, uint32_t ri)
 			drain_held(s, &s->disp[e]);
 }
 
-/* Shared view tick: every dispatcher reads what the others published
- * since the last tick. */
+/* Shared view tick (a multiple of view_sync_ns): every dispatcher reads
+ * what the others published since the last tick. */
 static void
 view_sync(struct sim *s)
 {
 	for (uint32_t e = 0; e < s->n_disp; e++) {
-		uint64_t *pub = s->disp[e].pub;
+		struct sim_disp *src = &s->disp[e];
 
-		for (uint32_t c = 0; c < s->n; c++, pub += PUB_N) {
-			if (pub[PUB_SENT] == 0 && pub[PUB_DONE] == 0)
-				continue;
+		for (uint32_t i = 0; i < src->n_dirty; i++) {
+			uint32_t c = src->dirty[i];
+			uint64_t *pub = &src->pub[c * PUB_N];
+
 			for (uint32_t d = 0; d < s->n_disp; d++) {
 				struct tlb_core_load *k =
 					&s->disp[d].lv->core[c];
@@ -510,10 +522,11 @@ view_sync(struct sim *s)
 			}
 			memset(pub, 0, PUB_N * sizeof(*pub));
 		}
+		src->n_dirty = 0;
 	}
+	s->next_sync = UINT64_MAX;
 	for (uint32_t d = 0; d < s->n_disp; d++)
 		drain_held(s, &s->disp[d]);
-	s->next_sync = s->now + s->p->view_sync_ns;
 }
 
 static void
@@ -831,8 +844,7 @@ sim_disp_init(struct sim *s)
 
 	s->n_disp = nd;
 	s->shared = nd > 1 && p->shared_view;
-	s->next_sync =
-		s->shared && p->view_sync_ns > 0 ? p->view_sync_ns : UINT64_MAX;
+	s->next_sync = UINT64_MAX;
 	s->disp = calloc(nd, sizeof(*s->disp));
 	if (s->disp == NULL)
 		return -1;
@@ -850,9 +862,10 @@ sim_disp_init(struct sim *s)
 		if (e->lv == NULL)
 			return -1;
 		tlb_lv_init(e->lv, e->n);
-		if (s->next_sync != UINT64_MAX) {
+		if (s->shared && p->view_sync_ns > 0) {
 			e->pub = calloc((size_t)n * PUB_N, sizeof(*e->pub));
-			if (e->pub == NULL)
+			e->dirty = calloc(n, sizeof(*e->dirty));
+			if (e->pub == NULL || e->dirty == NULL)
 				return -1;
 		}
 	}
@@ -894,6 +907,7 @@ sim_free(struct sim *s)
 	for (uint32_t d = 0; s->disp != NULL && d < s->n_disp; d++) {
 		free(s->disp[d].lv);
 		free(s->disp[d].pub);
+		free(s->disp[d].dirty);
 	}
 	free(s->disp);
 	free(s->flow_disp);
