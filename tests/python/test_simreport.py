@@ -180,6 +180,17 @@ class TestTables(unittest.TestCase):
         self.assertAlmostEqual(sr.partition_cost(10.0, 11.0), -0.1)
         self.assertTrue(math.isnan(sr.partition_cost(0.0, 0.0)))
 
+    def test_part_summary(self):
+        lays = sr.part_layouts()
+        rows = [("m", 16, "jlq", lays[0], 0.9, 0.0),
+                ("m", 16, "jlq", lays[1], 0.8, 0.1),
+                ("m", 64, "jlq", lays[1], 0.7, 0.3),
+                ("m", 64, "jsq", lays[1], 0.7, 0.2),
+                ("m", 64, "jsq", lays[2], 0.0, float("nan"))]
+        summ = sr.part_summary(rows)
+        self.assertEqual(set(summ), {lays[1]})  # D = 1 and n/a left out
+        self.assertEqual(summ[lays[1]], (0.1, 0.2, 0.3))
+
     def test_daemon_table(self):
         plan = FakePlan()
         res = {}
