@@ -174,6 +174,21 @@ class TestTables(unittest.TestCase):
         x, s, lg, p = sr.max_over(g, 10.0, 16, "rss/64")
         self.assertEqual((x, s, lg), (100.0, 0.005, 100))
 
+    def test_joint(self):
+        def tput(c, s, lg, k, m):
+            if k in sr.GRID_DYNAMIC:
+                return 10.0
+            if (c, s, lg, k) == (16, 0.005, 100, "rss/64"):
+                return 0.1 if m == 10.0 else 0.5    # 100x and 20x
+            if (c, s, lg, k) == (64, 0.01, 100, "random"):
+                return 0.0                          # inf: left out
+            return 5.0
+        cells = sr.joint(fake_grid(tput))
+        self.assertEqual(len(cells), 1)
+        self.assertAlmostEqual(cells[0][0], 100.0)
+        self.assertAlmostEqual(cells[0][1], 20.0)
+        self.assertEqual(cells[0][2:], (16, 0.005, 100, "rss/64"))
+
     def test_kept_and_partition_cost(self):
         self.assertAlmostEqual(sr.kept(7.5, 10.0), 0.75)
         self.assertAlmostEqual(sr.partition_cost(10.0, 8.0), 0.2)
