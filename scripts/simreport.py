@@ -864,11 +864,13 @@ def write_page(plan, res, meta):
       "as warm-up; seed 1 (rss also with seeds 2-5). %d simulator "
       "invocations. **Total CPU time of this report: %.0f CPU-seconds** "
       "(%.0f s of simulations, each under `nice -n 10`, plus %.0f s for the "
-      "validation test and the speed run; %.0f s of wall time on %d CPUs "
-      "shared with other work)." % (
+      "validation test and the speed run), the sum of each run's own CPU "
+      "time as recorded when it ran; on a machine with %d idle CPUs that "
+      "is about %.0f minutes." % (
           requests, requests_for(requests, 64), len(plan.jobs.order),
           meta["cpu_total"], meta["cpu_sims"],
-          meta["cpu_total"] - meta["cpu_sims"], meta["wall"], meta["ncpu"]))
+          meta["cpu_total"] - meta["cpu_sims"], meta["ncpu"],
+          meta["cpu_total"] / meta["ncpu"] / 60.0))
     w("")
     write_grid(pg, grid, requests)
     write_paper_table(pg, grid, requests)
