@@ -234,6 +234,19 @@ class TestTables(unittest.TestCase):
         self.assertAlmostEqual(xr, 3.0)
 
 
+class TestKept(unittest.TestCase):
+    def test_kept_by_policy(self):
+        rows = [("a", 16, "jlq", [0.9, 0.9], 0.95, 0.9, 1, 1),
+                ("b", 16, "jlq", [0.5, 0.5], 0.99, 0.8, 1, 1),
+                ("c", 16, "jlq", [0.0, 0.0], float("nan"), float("nan"),
+                 1, 1),  # the ideal misses the SLO: left out
+                ("a", 64, "jsq", [0.9, 0.3], 0.3, 0.2, 1, 1)]
+        kb = sr.kept_by_policy(rows)
+        self.assertEqual(kb[("jlq", 16)], ((0.95, 0.99), (0.8, 0.9)))
+        self.assertEqual(kb[("jsq", 64)], ((0.3, 0.3), (0.2, 0.2)))
+        self.assertEqual(len(kb), 2)
+
+
 class TestRunner(unittest.TestCase):
     def test_runs_once_and_counts_cpu(self):
         with tempfile.TemporaryDirectory() as tmp:
