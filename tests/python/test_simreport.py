@@ -152,9 +152,9 @@ class TestTables(unittest.TestCase):
                 return 10.0
             if (c, s, lg, k, m) == (16, 0.005, 100, "rss/64", 10.0):
                 return 0.1    # 100x: the paper's 95x
-            if (c, s, lg, k, m) == (64, 0.01, 50, "random", 10.0):
+            if (c, s, lg, k, m) == (64, 0.05, 50, "random", 10.0):
                 return 0.125  # 80x: 84% of 95x, counts
-            if (c, s, lg, k, m) == (64, 0.01, 10, "random", 10.0):
+            if (c, s, lg, k, m) == (64, 0.1, 10, "random", 10.0):
                 return 0.14   # 71x: 75%, does not
             if k == "fixed" and m == 10.0 and lg == 2:
                 return 0.0    # misses at every load: inf
@@ -165,7 +165,7 @@ class TestTables(unittest.TestCase):
         finite = [x for x in cells if x[0] != float("inf")]
         self.assertEqual([(x[1], x[2], x[3], x[4]) for x in finite],
                          [(16, 0.005, 100, "rss/64"),
-                          (64, 0.01, 50, "random")])
+                          (64, 0.05, 50, "random")])
         self.assertAlmostEqual(finite[0][0], 100.0)
         self.assertEqual(len(cells) - len(finite),
                          len(sr.GRID_CORES) * len(sr.SHARES))
@@ -173,6 +173,14 @@ class TestTables(unittest.TestCase):
         self.assertEqual(sr.paper_cells(g, 30.0, 5.0), [])
         x, s, lg, p = sr.max_over(g, 10.0, 16, "rss/64")
         self.assertEqual((x, s, lg), (100.0, 0.005, 100))
+        # the boundary share and inf are never the maximum
+        self.assertEqual(sr.max_over(g, 10.0, 64, "fixed")[:3],
+                         (2.0, 0.005, 10))
+        lo, hi = sr.bracket(g, 10.0, 95.0)
+        self.assertAlmostEqual(lo[0], 80.0)
+        self.assertEqual(lo[1:], (64, 0.05, 50, "random"))
+        self.assertAlmostEqual(hi[0], 100.0)
+        self.assertEqual(hi[1:], (16, 0.005, 100, "rss/64"))
 
     def test_joint(self):
         def tput(c, s, lg, k, m):
