@@ -6,7 +6,7 @@
  * Request counts are sized so that each tolerance is at least three
  * standard deviations of the estimate, as measured over seeds 1-20 (the
  * figures are in docs/results-simulation.md); every test uses seed 1 and
- * 10% warm-up. Sizes keep the whole test near 1 s at -O2 and 15 s at -O0
+ * 10% warm-up. Sizes keep the whole test near 2 s at -O2 and 30 s at -O0
  * under ASan+UBSan on two CPUs.
  */
 #include <stdarg.h>
