@@ -51,6 +51,10 @@ enum {
 	OPT_DELIVERY,
 	OPT_FEEDBACK,
 	OPT_FIFO,
+	OPT_DISPATCHERS,
+	OPT_SPLIT,
+	OPT_VIEW,
+	OPT_VIEW_SYNC,
 	OPT_WARMUP,
 	OPT_JSON,
 	OPT_SWEEP,
@@ -72,6 +76,10 @@ static const struct option long_opts[] = {
 	{ "delivery-ns", required_argument, NULL, OPT_DELIVERY },
 	{ "feedback-ns", required_argument, NULL, OPT_FEEDBACK },
 	{ "fifo", required_argument, NULL, OPT_FIFO },
+	{ "dispatchers", required_argument, NULL, OPT_DISPATCHERS },
+	{ "split", required_argument, NULL, OPT_SPLIT },
+	{ "view", required_argument, NULL, OPT_VIEW },
+	{ "view-sync-ns", required_argument, NULL, OPT_VIEW_SYNC },
 	{ "warmup", required_argument, NULL, OPT_WARMUP },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "sweep", required_argument, NULL, OPT_SWEEP },
@@ -90,7 +98,8 @@ usage(FILE *f)
 		"                   (--load RHO | --sweep LO:HI:STEP | --slo-multiple X | --trace FILE)\n"
 		"                   [--requests COUNT] [--seed S] [--flows F] [--warmup COUNT]\n"
 		"                   [--dispatch-ns T] [--delivery-ns T] [--feedback-ns T]\n"
-		"                   [--fifo CAP] [--json]\n"
+		"                   [--fifo CAP] [--dispatchers D [--split even|rss]\n"
+		"                   [--view partitioned|shared [--view-sync-ns T]]] [--json]\n"
 		"\n"
 		"Simulates N host cores (one FIFO server each) behind the turbolb NIC\n"
 		"dispatcher, running the daemon's own policy code.\n"
@@ -109,6 +118,15 @@ usage(FILE *f)
 		"  --delivery-ns T    NIC -> core latency\n"
 		"  --feedback-ns T    core -> NIC completion latency (the load view lags)\n"
 		"  --fifo CAP         NIC FIFO for held (jbsq) requests (default %u)\n"
+		"  --dispatchers D    NIC dispatchers (1..%u, default 1), each its own\n"
+		"                     server, policy, load view and FIFO\n"
+		"  --split MODE       how the wire reaches them: even (each request to a\n"
+		"                     random one, the default) or rss (by flow hash)\n"
+		"  --view MODE        partitioned (default: dispatcher d balances over its\n"
+		"                     own N/D cores) or shared (all N cores; the others'\n"
+		"                     sends and completions seen --view-sync-ns late)\n"
+		"  --view-sync-ns T   shared view: how often a dispatcher reads the\n"
+		"                     others' counters (0, the default: at once)\n"
 		"  --sweep LO:HI:STEP one run per load LO, LO+STEP, .. HI\n"
 		"  --slo-multiple X   highest load with p99 <= X x mean service and no drops,\n"
 		"                     by bisection over (0, %.1f] (%u halvings); repeatable\n"
@@ -117,13 +135,17 @@ usage(FILE *f)
 		"\n"
 		"policies:\n",
 		TLB_MAX_CORES, TLB_SIM_DEFAULT_FLOWS, TLB_SIM_DEFAULT_FIFO,
-		TLB_SIM_SLO_LOAD_MAX, TLB_SIM_SLO_STEPS);
+		TLB_SIM_MAX_DISPATCHERS, TLB_SIM_SLO_LOAD_MAX,
+		TLB_SIM_SLO_STEPS);
 	for (unsigned int i = 0; tlb_policies[i] != NULL; i++)
 		fprintf(f, "  %-8s %s\n", tlb_policies[i]->name,
 			tlb_policies[i]->summary);
 	fprintf(f, "  %-8s %s\n", TLB_SIM_CFCFS,
 		"one central FIFO, any idle core takes the next (simulator "
 		"only: the M/G/k ideal)");
+	fprintf(f, "  %-8s %s\n", TLB_SIM_FIXED,
+		"flow f (one client thread) always to core f mod N "
+		"(simulator only: the client's static choice)");
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -264,6 +286,32 @@ parse_args(struct cli *c, int argc, char **argv)
 			c->p.fifo_cap = (uint32_t)parse_u64("fifo", optarg, 0,
 							    UINT32_MAX);
 			break;
+		case OPT_DISPATCHERS:
+			c->p.dispatchers = (uint32_t)parse_u64(
+				"dispatchers", optarg, 1, TLB_SIM_MAX_DISPATCHERS);
+			break;
+		case OPT_SPLIT:
+			if (strcmp(optarg, "even") == 0)
+				c->p.split = TLB_SIM_SPLIT_EVEN;
+			else if (strcmp(optarg, "rss") == 0)
+				c->p.split = TLB_SIM_SPLIT_RSS;
+			else
+				die_usage("--split: 'even' or 'rss', got '%s'",
+					  optarg);
+			break;
+		case OPT_VIEW:
+			if (strcmp(optarg, "partitioned") == 0)
+				c->p.shared_view = false;
+			else if (strcmp(optarg, "shared") == 0)
+				c->p.shared_view = true;
+			else
+				die_usage("--view: 'partitioned' or 'shared', "
+					  "got '%s'",
+					  optarg);
+			break;
+		case OPT_VIEW_SYNC:
+			c->p.view_sync_ns = parse_delay("view-sync-ns", optarg);
+			break;
 		case OPT_WARMUP:
 			c->p.warmup = parse_u64("warmup", optarg, 0,
 						UINT64_MAX);
@@ -379,6 +427,10 @@ json_config(const struct cli *c, const struct tlb_sim_params *p)
 	json_u64("delivery_ns", p->delivery_ns);
 	json_u64("feedback_ns", p->feedback_ns);
 	json_u64("fifo", p->fifo_cap);
+	json_u64("dispatchers", p->dispatchers);
+	json_str("split", p->split == TLB_SIM_SPLIT_RSS ? "rss" : "even");
+	json_str("view", p->shared_view ? "shared" : "partitioned");
+	json_u64("view_sync_ns", p->view_sync_ns);
 }
 
 /* With a trace, the load is what the trace offers. */

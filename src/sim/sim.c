@@ -30,6 +30,7 @@ struct sim_req {
 	uint16_t core;
 	uint16_t flow;
 	uint8_t measured;
+	uint8_t disp; /* the dispatcher that took it off the wire */
 };
 
 /* FIFO of requests linked through sim_req.next. */
@@ -39,11 +40,41 @@ struct sim_list {
 	uint32_t len;
 };
 
+/* Per-core counters a dispatcher publishes to the others (shared view). */
+enum sim_pub {
+	PUB_SENT,
+	PUB_SENT_WORK,
+	PUB_DONE,
+	PUB_DONE_WORK,
+	PUB_N,
+};
+
+/* One dispatcher: a server with the FIFO in front of it, its policy, its
+ * load view and its hold FIFO. */
+struct sim_disp {
+	struct tlb_load_view *lv;
+	struct tlb_policy pol;
+	uint32_t base; /* its first core: the view's core i is core base + i */
+	uint32_t n;    /* cores in its view */
+	uint64_t done; /* end of the dispatch in progress; UINT64_MAX: idle */
+	uint32_t req;
+	struct sim_list wait;
+	struct sim_list held;
+	/* shared view with a sync period: what it did since the last tick,
+	 * [core * PUB_N + enum sim_pub], and the cores it did it to (a tick
+	 * costs what changed, not the number of cores) */
+	uint64_t *pub;
+	uint32_t *dirty;
+	uint32_t n_dirty;
+};
+
 struct sim {
 	const struct tlb_sim_params *p;
 	struct tlb_sim_result *r;
 	struct tlb_hist *hist;
 	bool cfcfs;
+	bool fixed;
+	bool shared; /* shared view over more than one dispatcher */
 	bool oom;
 	uint32_t n;
 	uint64_t now;
@@ -58,10 +89,12 @@ struct sim {
 	struct tlb_rng rng_service;
 	struct tlb_rng rng_flow;
 
-	/* the NIC dispatcher: one server and the FIFO in front of it */
-	uint64_t disp_done; /* UINT64_MAX: idle */
-	uint32_t disp_req;
-	struct sim_list disp_wait;
+	/* the NIC dispatchers */
+	struct sim_disp *disp;
+	uint32_t n_disp;
+	uint8_t *flow_disp; /* split rss: each flow's dispatcher */
+	struct tlb_rng rng_split;
+	uint64_t next_sync; /* shared view's next tick; UINT64_MAX: none */
 
 	struct sim_ring delivery;
 	struct sim_ring feedback;
@@ -72,10 +105,7 @@ struct sim {
 	uint32_t *idle;         /* cfcfs: idle cores, a stack */
 	uint32_t n_idle;
 	struct sim_list central; /* cfcfs: the one queue */
-	struct sim_list held;    /* the NIC-side FIFO of held requests */
 
-	struct tlb_load_view *lv;
-	struct tlb_policy pol;
 	struct tlb_flow_key *flows;
 
 	/* request pool */
@@ -106,6 +136,8 @@ tlb_sim_params_default(struct tlb_sim_params *p)
 	p->seed = 1;
 	p->flows = TLB_SIM_DEFAULT_FLOWS;
 	p->fifo_cap = TLB_SIM_DEFAULT_FIFO;
+	p->dispatchers = 1;
+	p->split = TLB_SIM_SPLIT_EVEN;
 }
 
 int
@@ -119,6 +151,8 @@ tlb_sim_set_policy(struct tlb_sim_params *p, const char *spec, char *err,
 
 	/* cfcfs is not in the core library's table: the daemon cannot run
 	 * it (it needs cores that pull from one shared queue). */
+	size_t fx = strlen(TLB_SIM_FIXED);
+
 	if (strncmp(spec, TLB_SIM_CFCFS, cf) == 0 &&
 	    (spec[cf] == '\0' || spec[cf] == ':')) {
 		if (spec[cf] == ':') {
@@ -127,6 +161,17 @@ tlb_sim_set_policy(struct tlb_sim_params *p, const char *spec, char *err,
 			return -1;
 		}
 		strlcpy(p->policy, TLB_SIM_CFCFS, sizeof(p->policy));
+		return 0;
+	}
+	/* fixed is the client's choice, not the NIC's: no policy table. */
+	if (strncmp(spec, TLB_SIM_FIXED, fx) == 0 &&
+	    (spec[fx] == '\0' || spec[fx] == ':')) {
+		if (spec[fx] == ':') {
+			snprintf(err, errlen,
+				 "policy 'fixed' takes no parameter");
+			return -1;
+		}
+		strlcpy(p->policy, TLB_SIM_FIXED, sizeof(p->policy));
 		return 0;
 	}
 	if (tlb_policy_parse_spec(spec, name, &pp, err, errlen) != 0)
@@ -313,42 +358,88 @@ drop(struct sim *s, uint32_t ri)
 }
 
 static void
-hold(struct sim *s, uint32_t ri)
+hold(struct sim *s, struct sim_disp *d, uint32_t ri)
 {
-	if (s->held.len >= s->p->fifo_cap) {
+	if (d->held.len >= s->p->fifo_cap) {
 		drop(s, ri);
 		return;
 	}
-	list_push(s, &s->held, ri);
-	if (s->held.len > s->r->held_max)
-		s->r->held_max = s->held.len;
+	list_push(s, &d->held, ri);
+	if (d->held.len > s->r->held_max)
+		s->r->held_max = d->held.len;
+}
+
+/* Shared view: dispatcher d's change to core c reaches the other
+ * dispatchers' views at once (no sync period) or at the next tick. */
+static void
+publish(struct sim *s, uint32_t d, uint32_t c, enum sim_pub what, uint32_t work)
+{
+	if (s->p->view_sync_ns > 0) {
+		struct sim_disp *e = &s->disp[d];
+		uint64_t *pub = &e->pub[c * PUB_N];
+
+		if (pub[PUB_SENT] == 0 && pub[PUB_DONE] == 0)
+			e->dirty[e->n_dirty++] = c;
+		/* The others read at the next multiple of the period; a
+		 * tick with nothing to read is not simulated. */
+		if (s->next_sync == UINT64_MAX)
+			s->next_sync = (s->now / s->p->view_sync_ns + 1) *
+				       s->p->view_sync_ns;
+		pub[what]++;
+		pub[what + 1] += work;
+		return;
+	}
+	for (uint32_t e = 0; e < s->n_disp; e++) {
+		struct tlb_load_view *lv = s->disp[e].lv;
+
+		if (e == d)
+			continue;
+		if (what == PUB_SENT) {
+			lv->core[c].sent++;
+			lv->core[c].sent_work_ns += work;
+			tlb_lv_refresh(lv, c);
+		} else {
+			tlb_lv_on_complete(lv, c, 1, work);
+		}
+	}
 }
 
 /* Asks the policy; on a core, charges the load view as the daemon does
- * and sends the request on. Returns the pick. */
+ * and sends the request on. Returns the pick (a core of the whole host). */
 static int
 pick_and_send(struct sim *s, uint32_t ri)
 {
 	struct sim_req *q = &s->req[ri];
+	struct sim_disp *d = &s->disp[q->disp];
 	struct tlb_request_info info = {
 		.key = &s->flows[q->flow],
 		.svc_hint_ns = q->svc,
 		.svc_class = 0,
 	};
-	uint32_t work = tlb_policy_work_estimate(&s->pol, &info);
-	int c = tlb_policy_dispatch(&s->pol, s->lv, &info, work);
+	uint32_t work;
+	int c;
 
+	if (s->fixed) {
+		q->core = (uint16_t)(q->flow % s->n);
+		send_to_host(s, ri);
+		return q->core;
+	}
+	work = tlb_policy_work_estimate(&d->pol, &info);
+	c = tlb_policy_dispatch(&d->pol, d->lv, &info, work);
 	if (c < 0)
 		return c;
-	q->core = (uint16_t)c;
+	q->core = (uint16_t)(d->base + (uint32_t)c);
 	q->work = work;
+	if (s->shared)
+		publish(s, q->disp, q->core, PUB_SENT, work);
 	send_to_host(s, ri);
-	return c;
+	return q->core;
 }
 
 static void
 route(struct sim *s, uint32_t ri)
 {
+	struct sim_disp *d = &s->disp[s->req[ri].disp];
 	int c;
 
 	if (s->cfcfs) {
@@ -356,26 +447,26 @@ route(struct sim *s, uint32_t ri)
 		return;
 	}
 	/* Held requests go first: a newcomer must not overtake them. */
-	if (s->held.len > 0) {
-		hold(s, ri);
+	if (d->held.len > 0) {
+		hold(s, d, ri);
 		return;
 	}
 	c = pick_and_send(s, ri);
 	if (c == TLB_PICK_HOLD)
-		hold(s, ri);
+		hold(s, d, ri);
 	else if (c < 0)
 		drop(s, ri);
 }
 
 static void
-drain_held(struct sim *s)
+drain_held(struct sim *s, struct sim_disp *d)
 {
-	while (s->held.len > 0) {
-		uint32_t ri = list_pop(s, &s->held);
+	while (d->held.len > 0) {
+		uint32_t ri = list_pop(s, &d->held);
 		int c = pick_and_send(s, ri);
 
 		if (c == TLB_PICK_HOLD) {
-			list_push_front(s, &s->held, ri);
+			list_push_front(s, &d->held, ri);
 			return;
 		}
 		if (c < 0)
@@ -383,35 +474,89 @@ drain_held(struct sim *s)
 	}
 }
 
-/* A completion reaches the NIC's load view (after feedback_ns). */
+/* A completion reaches the NIC (after feedback_ns): the load view of the
+ * dispatcher that sent the request counts it. */
 static void
 nic_complete(struct sim *s, uint32_t ri)
 {
 	struct sim_req *q = &s->req[ri];
+	struct sim_disp *d = &s->disp[q->disp];
 
-	tlb_lv_on_complete(s->lv, q->core, 1, q->work);
-	tlb_policy_observe(&s->pol, 0, q->svc);
+	if (!s->fixed) {
+		tlb_lv_on_complete(d->lv, q->core - d->base, 1, q->work);
+		tlb_policy_observe(&d->pol, 0, q->svc);
+		if (s->shared)
+			publish(s, q->disp, q->core, PUB_DONE, q->work);
+	}
 	req_free(s, ri);
-	drain_held(s);
+	drain_held(s, d);
+	if (s->shared && s->p->view_sync_ns == 0)
+		for (uint32_t e = 0; e < s->n_disp; e++)
+			drain_held(s, &s->disp[e]);
+}
+
+/* Shared view tick (a multiple of view_sync_ns): every dispatcher reads
+ * what the others published since the last tick. */
+static void
+view_sync(struct sim *s)
+{
+	for (uint32_t e = 0; e < s->n_disp; e++) {
+		struct sim_disp *src = &s->disp[e];
+
+		for (uint32_t i = 0; i < src->n_dirty; i++) {
+			uint32_t c = src->dirty[i];
+			uint64_t *pub = &src->pub[c * PUB_N];
+
+			for (uint32_t d = 0; d < s->n_disp; d++) {
+				struct tlb_core_load *k =
+					&s->disp[d].lv->core[c];
+
+				if (d == e)
+					continue;
+				k->sent += pub[PUB_SENT];
+				k->sent_work_ns += pub[PUB_SENT_WORK];
+				tlb_lv_refresh(s->disp[d].lv, c);
+				tlb_lv_on_complete(s->disp[d].lv, c,
+						   pub[PUB_DONE],
+						   pub[PUB_DONE_WORK]);
+			}
+			memset(pub, 0, PUB_N * sizeof(*pub));
+		}
+		src->n_dirty = 0;
+	}
+	s->next_sync = UINT64_MAX;
+	for (uint32_t d = 0; d < s->n_disp; d++)
+		drain_held(s, &s->disp[d]);
 }
 
 static void
-dispatch_start(struct sim *s, uint32_t ri)
+dispatch_start(struct sim *s, struct sim_disp *d, uint32_t ri)
 {
-	s->disp_req = ri;
-	s->disp_done = s->now + s->p->dispatch_ns;
+	d->req = ri;
+	d->done = s->now + s->p->dispatch_ns;
 }
 
 static void
-dispatch_done(struct sim *s)
+dispatch_done(struct sim *s, struct sim_disp *d)
 {
-	uint32_t ri = s->disp_req;
+	uint32_t ri = d->req;
 
-	if (s->disp_wait.len > 0)
-		dispatch_start(s, list_pop(s, &s->disp_wait));
+	if (d->wait.len > 0)
+		dispatch_start(s, d, list_pop(s, &d->wait));
 	else
-		s->disp_done = UINT64_MAX;
+		d->done = UINT64_MAX;
 	route(s, ri);
+}
+
+/* The dispatcher that takes a request off the wire. */
+static uint32_t
+split(struct sim *s, const struct sim_req *q)
+{
+	if (s->n_disp == 1)
+		return 0;
+	if (s->p->split == TLB_SIM_SPLIT_RSS)
+		return s->flow_disp[q->flow];
+	return tlb_rng_below(&s->rng_split, s->n_disp);
 }
 
 /* Events */
@@ -446,6 +591,7 @@ static void
 on_arrival(struct sim *s)
 {
 	uint32_t ri = req_alloc(s);
+	struct sim_disp *d;
 	struct sim_req *q;
 
 	if (ri == SIM_NIL)
@@ -459,17 +605,19 @@ on_arrival(struct sim *s)
 			  (uint16_t)tlb_rng_below(&s->rng_flow, s->p->flows) :
 			  0;
 	q->measured = s->generated >= s->p->warmup;
+	q->disp = (uint8_t)split(s, q);
 	if (q->measured && s->generated == s->p->warmup)
 		s->t_first = s->now;
 	s->generated++;
 	schedule_arrival(s);
 
+	d = &s->disp[q->disp];
 	if (s->p->dispatch_ns == 0)
 		route(s, ri);
-	else if (s->disp_done == UINT64_MAX)
-		dispatch_start(s, ri);
+	else if (d->done == UINT64_MAX)
+		dispatch_start(s, d, ri);
 	else
-		list_push(s, &s->disp_wait, ri);
+		list_push(s, &d->wait, ri);
 }
 
 static void
@@ -528,6 +676,7 @@ enum sim_source {
 	SRC_NONE,
 	SRC_COMPLETION,
 	SRC_FEEDBACK,
+	SRC_SYNC,
 	SRC_DELIVERY,
 	SRC_DISPATCH,
 	SRC_ARRIVAL,
@@ -540,6 +689,7 @@ run_loop(struct sim *s)
 {
 	while (!s->oom) {
 		enum sim_source src = SRC_NONE;
+		struct sim_disp *disp = NULL;
 		uint64_t t = UINT64_MAX;
 		uint64_t x;
 
@@ -557,16 +707,24 @@ run_loop(struct sim *s)
 			t = x;
 			src = SRC_DELIVERY;
 		}
-		if (s->disp_done < t) {
-			t = s->disp_done;
-			src = SRC_DISPATCH;
+		for (uint32_t d = 0; d < s->n_disp; d++) {
+			if (s->disp[d].done < t) {
+				t = s->disp[d].done;
+				src = SRC_DISPATCH;
+				disp = &s->disp[d];
+			}
 		}
 		if (s->next_arrival < t) {
 			t = s->next_arrival;
 			src = SRC_ARRIVAL;
 		}
+		/* Ticks only while something else is still to happen. */
 		if (src == SRC_NONE)
 			return;
+		if (s->next_sync < t || (s->next_sync == t && src > SRC_SYNC)) {
+			t = s->next_sync;
+			src = SRC_SYNC;
+		}
 		s->now = t;
 		switch (src) {
 		case SRC_NONE:
@@ -580,8 +738,11 @@ run_loop(struct sim *s)
 		case SRC_DELIVERY:
 			host_arrive(s, sim_ring_pop(&s->delivery));
 			break;
+		case SRC_SYNC:
+			view_sync(s);
+			break;
 		case SRC_DISPATCH:
-			dispatch_done(s);
+			dispatch_done(s, disp);
 			break;
 		case SRC_ARRIVAL:
 			on_arrival(s);
@@ -613,8 +774,19 @@ check_params(const struct tlb_sim_params *p, uint64_t requests,
 	else if (p->trace == NULL && !(tlb_dist_mean(&p->dist) > 0.0))
 		why = "mean service time must be > 0";
 	else if (p->dispatch_ns > UINT32_MAX || p->delivery_ns > UINT32_MAX ||
-		 p->feedback_ns > UINT32_MAX)
+		 p->feedback_ns > UINT32_MAX || p->view_sync_ns > UINT32_MAX)
 		why = "NIC delays must be below 2^32 ns";
+	else if (p->dispatchers == 0 ||
+		 p->dispatchers > TLB_SIM_MAX_DISPATCHERS)
+		snprintf(r->err, sizeof(r->err),
+			 "dispatchers: %u (must be 1..%u)", p->dispatchers,
+			 TLB_SIM_MAX_DISPATCHERS);
+	else if (p->dispatchers > p->n_cores && !p->shared_view)
+		why = "a partitioned view needs a core for every dispatcher";
+	else if (p->dispatchers > 1 &&
+		 (strcmp(p->policy, TLB_SIM_CFCFS) == 0 ||
+		  strcmp(p->policy, TLB_SIM_FIXED) == 0))
+		why = "cfcfs and fixed have no dispatcher to split";
 	else
 		return 0;
 	if (why != NULL)
@@ -662,16 +834,89 @@ make_flows(struct sim *s, struct tlb_rng *rng)
 	return 0;
 }
 
+/* The dispatchers and their views: partitioned, dispatcher d owns the
+ * cores [d n / D, (d + 1) n / D); shared, every one sees all n. */
+static int
+sim_disp_init(struct sim *s)
+{
+	const struct tlb_sim_params *p = s->p;
+	uint32_t n = s->n, nd = p->dispatchers;
+
+	s->n_disp = nd;
+	s->shared = nd > 1 && p->shared_view;
+	s->next_sync = UINT64_MAX;
+	s->disp = calloc(nd, sizeof(*s->disp));
+	if (s->disp == NULL)
+		return -1;
+	for (uint32_t d = 0; d < nd; d++) {
+		struct sim_disp *e = &s->disp[d];
+
+		e->base = s->shared ? 0 : d * n / nd;
+		e->n = s->shared ? n : (d + 1) * n / nd - e->base;
+		e->done = UINT64_MAX;
+		list_init(&e->wait);
+		list_init(&e->held);
+		/* its key arrays are read a cache line at a time */
+		e->lv = aligned_alloc(_Alignof(struct tlb_load_view),
+				      sizeof(*e->lv));
+		if (e->lv == NULL)
+			return -1;
+		tlb_lv_init(e->lv, e->n);
+		if (s->shared && p->view_sync_ns > 0) {
+			e->pub = calloc((size_t)n * PUB_N, sizeof(*e->pub));
+			e->dirty = calloc(n, sizeof(*e->dirty));
+			if (e->pub == NULL || e->dirty == NULL)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Split rss: each flow's dispatcher is its RSS queue among the
+ * dispatchers' queues, by the same hash and table as policy rss. */
+static int
+split_by_rss(struct sim *s, const struct tlb_policy_params *pp)
+{
+	uint32_t nd = s->n_disp;
+	struct tlb_load_view *lv;
+	struct tlb_policy rss;
+
+	s->flow_disp = calloc(s->p->flows, sizeof(*s->flow_disp));
+	lv = aligned_alloc(_Alignof(struct tlb_load_view), sizeof(*lv));
+	if (s->flow_disp == NULL || lv == NULL ||
+	    tlb_policy_init(&rss, "rss", pp, nd, s->r->err,
+			    sizeof(s->r->err)) != 0) {
+		if (s->r->err[0] == '\0')
+			snprintf(s->r->err, sizeof(s->r->err), "out of memory");
+		free(lv);
+		return -1;
+	}
+	tlb_lv_init(lv, nd);
+	for (uint32_t f = 0; f < s->p->flows; f++) {
+		struct tlb_request_info info = { .key = &s->flows[f] };
+
+		s->flow_disp[f] = (uint8_t)tlb_policy_pick(&rss, lv, &info);
+	}
+	free(lv);
+	return 0;
+}
+
 static void
 sim_free(struct sim *s)
 {
+	for (uint32_t d = 0; s->disp != NULL && d < s->n_disp; d++) {
+		free(s->disp[d].lv);
+		free(s->disp[d].pub);
+		free(s->disp[d].dirty);
+	}
+	free(s->disp);
+	free(s->flow_disp);
 	free(s->completions.a);
 	free(s->delivery.a);
 	free(s->feedback.a);
 	free(s->coreq);
 	free(s->served);
 	free(s->idle);
-	free(s->lv);
 	free(s->flows);
 	free(s->req);
 }
@@ -690,6 +935,7 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 	s->hist = hist;
 	s->n = n;
 	s->cfcfs = strcmp(p->policy, TLB_SIM_CFCFS) == 0;
+	s->fixed = strcmp(p->policy, TLB_SIM_FIXED) == 0;
 	s->requests = p->requests;
 	if (p->trace != NULL &&
 	    (s->requests == 0 || s->requests > p->trace->len))
@@ -711,12 +957,10 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 	s->coreq = calloc(n, sizeof(*s->coreq));
 	s->served = calloc(n, sizeof(*s->served));
 	s->idle = calloc(n, sizeof(*s->idle));
-	/* its key arrays are read a cache line at a time */
-	s->lv = aligned_alloc(_Alignof(struct tlb_load_view), sizeof(*s->lv));
 	s->req_cap = 4096;
 	s->req = malloc(sizeof(*s->req) * s->req_cap);
 	if (s->completions.a == NULL || s->coreq == NULL ||
-	    s->served == NULL || s->idle == NULL || s->lv == NULL ||
+	    s->served == NULL || s->idle == NULL || sim_disp_init(s) != 0 ||
 	    s->req == NULL || sim_ring_init(&s->delivery, 1024) != 0 ||
 	    sim_ring_init(&s->feedback, 1024) != 0 ||
 	    make_flows(s, &rng_flows) != 0) {
@@ -730,13 +974,21 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 	}
 	s->n_idle = n;
 	list_init(&s->central);
-	list_init(&s->held);
-	list_init(&s->disp_wait);
-	s->disp_done = UINT64_MAX;
+	/* Drawn after the other streams so that one dispatcher's runs stay
+	 * what they were before several could be simulated. */
+	tlb_rng_seed(&s->rng_split, tlb_splitmix64(&x));
+	for (uint32_t d = 0; d < s->n_disp; d++) {
+		struct sim_disp *e = &s->disp[d];
 
-	tlb_lv_init(s->lv, n);
-	if (!s->cfcfs && tlb_policy_init(&s->pol, p->policy, &pp, n, r->err,
-					 sizeof(r->err)) != 0)
+		/* one seed per dispatcher: their random draws differ */
+		pp.seed ^= d * 0x9e3779b97f4a7c15ull;
+		if (!s->cfcfs && !s->fixed &&
+		    tlb_policy_init(&e->pol, p->policy, &pp, e->n, r->err,
+				    sizeof(r->err)) != 0)
+			return -1;
+	}
+	if (s->n_disp > 1 && p->split == TLB_SIM_SPLIT_RSS &&
+	    split_by_rss(s, &pp) != 0)
 		return -1;
 
 	if (p->trace == NULL) {
@@ -770,7 +1022,8 @@ finish(struct sim *s)
 
 	/* Held requests can only remain if no core could ever take them;
 	 * count them rather than lose them silently. */
-	r->dropped += s->held.len;
+	for (uint32_t d = 0; d < s->n_disp; d++)
+		r->dropped += s->disp[d].held.len;
 	r->requests = s->generated;
 	r->sim_time_ns = s->now;
 	if (r->measured > 0) {

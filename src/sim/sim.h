@@ -11,7 +11,21 @@
  * jbsq's TLB_PICK_HOLD parks a request in a bounded NIC FIFO, retried in
  * arrival order whenever a completion reaches the NIC. The reference
  * "cfcfs" is one central FIFO that any idle core takes from the moment it
- * frees (no feedback delay): the M/G/k ideal.
+ * frees (no feedback delay): the M/G/k ideal. The static baseline "fixed"
+ * is a client thread pinned to one queue: each flow stands for one client
+ * thread (its own socket, its own 5-tuple) and flow f always goes to core
+ * f mod N, with no hash and no load view.
+ *
+ * Several dispatchers (dispatchers > 1): the wire is split between them
+ * (split), each is its own server with its own FIFO, policy instance,
+ * load view and hold FIFO. With a partitioned view (the daemon's layout)
+ * dispatcher d owns the cores [d N / D, (d + 1) N / D) and balances over
+ * those only; a completion goes back to the owner. With a shared view
+ * every dispatcher picks among all N cores: it sees its own sends and
+ * completions at once and the others' only at the next view_sync_ns
+ * tick (every dispatcher publishes per-core sent and completed counters
+ * that the others read every view_sync_ns; 0: read at every event, one
+ * global view). A completion goes back to the dispatcher that sent it.
  */
 #ifndef TURBOLB_SIM_H
 #define TURBOLB_SIM_H
@@ -30,6 +44,16 @@
 #define TLB_SIM_DEFAULT_FLOWS 64u
 #define TLB_SIM_DEFAULT_FIFO 4096u
 #define TLB_SIM_CFCFS "cfcfs"
+#define TLB_SIM_FIXED "fixed"
+#define TLB_SIM_MAX_DISPATCHERS 8u
+
+/* How the wire is split between dispatchers. */
+enum tlb_sim_split {
+	TLB_SIM_SPLIT_EVEN, /* each request to a uniformly random dispatcher */
+	TLB_SIM_SPLIT_RSS,  /* by the flow's RSS hash over the dispatchers'
+			     * queues, as the NIC splits it: uneven with few
+			     * flows */
+};
 
 /* An arrival trace: absolute arrival times (non-decreasing) and service
  * times, both in ns. */
@@ -53,7 +77,11 @@ struct tlb_sim_params {
 	uint64_t dispatch_ns;
 	uint64_t delivery_ns;
 	uint64_t feedback_ns;
-	uint32_t fifo_cap; /* NIC-side FIFO for held requests */
+	uint32_t fifo_cap; /* NIC-side FIFO for held requests (each) */
+	uint32_t dispatchers; /* 1..TLB_SIM_MAX_DISPATCHERS */
+	enum tlb_sim_split split;
+	bool shared_view;      /* false: partitioned, the daemon's layout */
+	uint64_t view_sync_ns; /* shared view: the others' counters' age */
 	/* Optional: arrivals and service times from a trace instead of the
 	 * Poisson process and dist (load is then ignored). */
 	const struct tlb_sim_trace *trace;
@@ -77,10 +105,10 @@ struct tlb_sim_result {
 };
 
 /* Defaults: 16 cores, jsq, exp:1us, load 0.5, 1e6 requests, warm-up 1e5,
- * seed 1, 64 flows, no NIC delays, FIFO 4096. */
+ * seed 1, 64 flows, no NIC delays, FIFO 4096, one dispatcher. */
 void tlb_sim_params_default(struct tlb_sim_params *p);
 
-/* "cfcfs" or NAME[:PARAM] as tlb_policy_parse_spec() takes it. Returns 0
+/* "cfcfs", "fixed" or NAME[:PARAM] as tlb_policy_parse_spec() takes it. Returns 0
  * or -1 with err filled; p is unchanged on error. */
 int tlb_sim_set_policy(struct tlb_sim_params *p, const char *spec, char *err,
 		       size_t errlen);

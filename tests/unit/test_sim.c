@@ -6,7 +6,7 @@
  * Request counts are sized so that each tolerance is at least three
  * standard deviations of the estimate, as measured over seeds 1-20 (the
  * figures are in docs/results-simulation.md); every test uses seed 1 and
- * 10% warm-up. Sizes keep the whole test near 1 s at -O2 and 15 s at -O0
+ * 10% warm-up. Sizes keep the whole test near 2 s at -O2 and 30 s at -O0
  * under ASan+UBSan on two CPUs.
  */
 #include <stdarg.h>
@@ -373,6 +373,99 @@ test_slo_search(void **state)
 }
 
 static void
+test_fixed_pins_flows(void **state)
+{
+	struct tlb_sim_params p;
+	struct tlb_sim_result r;
+
+	(void)state;
+	/* One client thread on 2 cores: every request on core 0, which is
+	 * M/M/1 at twice the load; core 1 serves nothing. */
+	setup(&p, "fixed", "exp:1us", 2, 0.25, 400000);
+	p.flows = 1;
+	run(&p, &r);
+	assert_true(fabs(r.core_share_max - 2.0) < 1e-12);
+	check_close("fixed, 1 thread on 2 cores, sojourn", r.mean_ns,
+		    1000.0 / 0.5, 0.02);
+	/* As many threads as cores: thread f on core f, so with one flow
+	 * per core each core serves only its own thread's requests and a
+	 * Poisson stream splits into independent M/M/1 queues. */
+	setup(&p, "fixed", "exp:1us", 4, 0.7, 500000);
+	p.flows = 4;
+	run(&p, &r);
+	check_close("fixed k=4 rho=0.7 mean sojourn", r.mean_ns,
+		    1000.0 / 0.3, 0.03);
+	assert_int_equal(tlb_sim_set_policy(&p, "fixed:2", err, sizeof(err)),
+			 -1);
+}
+
+static void
+test_dispatchers_partitioned(void **state)
+{
+	struct tlb_sim_params p;
+	struct tlb_sim_result r;
+	double wq = erlang_c(2, 1.4) * 1000.0 / (2 - 1.4);
+
+	(void)state;
+	/* Two dispatchers, each owning 2 of the 4 cores, the wire split at
+	 * random: each sees Poisson at half the rate, and jbsq:1 with no
+	 * feedback delay is central FCFS over its own cores: two M/M/2,
+	 * not one M/M/4 (whose wait is about a third of this). */
+	setup(&p, "jbsq:1", "exp:1us", 4, 0.7, 2000000);
+	p.dispatchers = 2;
+	run(&p, &r);
+	check_close("jbsq:1 D=2 partitioned = 2 x M/M/2", r.mean_wait_ns, wq,
+		    0.03);
+	/* Split by RSS over one flow: one dispatcher gets the whole wire
+	 * and only its 2 cores work. */
+	setup(&p, "jsq", "exp:1us", 4, 0.2, 100000);
+	p.dispatchers = 2;
+	p.split = TLB_SIM_SPLIT_RSS;
+	p.flows = 1;
+	run(&p, &r);
+	assert_true(r.core_share_max > 1.8);
+	p.split = TLB_SIM_SPLIT_EVEN;
+	run(&p, &r);
+	assert_true(r.core_share_max < 1.2);
+}
+
+static void
+test_dispatchers_shared_view(void **state)
+{
+	struct tlb_sim_params p;
+	struct tlb_sim_result r;
+	double now, soon, late;
+
+	(void)state;
+	/* Shared view read at once: two dispatchers act as one global
+	 * view, so jbsq:1 over the 4 cores is M/M/4. */
+	setup(&p, "jbsq:1", "exp:1us", 4, 0.7, 2000000);
+	p.dispatchers = 2;
+	p.shared_view = true;
+	run(&p, &r);
+	check_close("jbsq:1 D=2 shared = M/M/4", r.mean_wait_ns,
+		    erlang_c(4, 2.8) * 1000.0 / (4 - 2.8), 0.03);
+	/* Read every 20 ns, the view is nearly exact; read every 5 us, the
+	 * dispatchers all chase the same stale idlest cores. */
+	setup(&p, "jsq", "exp:1us", 16, 0.9, 400000);
+	p.dispatchers = 4;
+	p.shared_view = true;
+	run(&p, &r);
+	now = r.mean_ns;
+	p.view_sync_ns = 20;
+	run(&p, &r);
+	soon = r.mean_ns;
+	p.view_sync_ns = 5000;
+	run(&p, &r);
+	late = r.mean_ns;
+	print_message("jsq D=4 shared, sync 0 / 20 ns / 5 us: mean %.0f / "
+		      "%.0f / %.0f ns\n",
+		      now, soon, late);
+	check_close("jsq D=4 sync 20 ns against sync 0", soon, now, 0.05);
+	assert_true(late > 2.0 * now);
+}
+
+static void
 test_bad_params(void **state)
 {
 	struct tlb_sim_params p;
@@ -399,6 +492,13 @@ test_bad_params(void **state)
 	tlb_sim_params_default(&p);
 	p.warmup = p.requests;
 	assert_int_equal(tlb_sim_run(&p, &r, NULL), -1);
+	tlb_sim_params_default(&p);
+	p.dispatchers = TLB_SIM_MAX_DISPATCHERS + 1;
+	assert_int_equal(tlb_sim_run(&p, &r, NULL), -1);
+	assert_non_null(strstr(r.err, "dispatchers"));
+	p.dispatchers = 2;
+	assert_int_equal(tlb_sim_set_policy(&p, "cfcfs", err, sizeof(err)), 0);
+	assert_int_equal(tlb_sim_run(&p, &r, NULL), -1);
 }
 
 int
@@ -417,6 +517,9 @@ main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_jbsq_drops),
 		cmocka_unit_test(test_slo_search),
+		cmocka_unit_test(test_fixed_pins_flows),
+		cmocka_unit_test(test_dispatchers_partitioned),
+		cmocka_unit_test(test_dispatchers_shared_view),
 		cmocka_unit_test(test_bad_params),
 	};
 
