@@ -2,20 +2,23 @@
  * Telemetry through DPDK's rte_telemetry, so dpdk-telemetry.py and
  * turbolbctl can ask:
  *   /turbolb/stats   counters summed over dispatcher lcores
- *   /turbolb/cores   per host core: sent, completed, outstanding, state
+ *   /turbolb/cores   per host core: sent, completed, outstanding, state;
+ *                    in pages of at most TLB_TEL_CORES_PAGE_MAX cores
  *   /turbolb/config  the active policy and its parameters
  * Callbacks run in the telemetry thread and only read data-plane memory
  * (relaxed loads): they never write to it.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
-#include "turbolb/transport.h"
 #include "turbolb/stats.h"
+#include "turbolb/telemetry_cores.h"
+#include "turbolb/transport.h"
 #include "control.h"
 #include "dp.h"
 #include "log.h"
@@ -121,80 +124,105 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-static const char *
-state_name(const struct tlb_core_load *c)
+static void
+sink_u64(void *arg, const char *name, uint64_t v)
 {
-	if (!c->online)
-		return "offline";
-	if (c->stale)
-		return "stale";
-	if (c->probing)
-		return "probing";
-	return c->running ? "running" : "online";
+	rte_tel_data_add_dict_u64(arg, name, v);
 }
 
+static void
+sink_str(void *arg, const char *name, const char *v)
+{
+	rte_tel_data_add_dict_string(arg, name, v);
+}
+
+/* Core i of dispatcher n (tlb_dps[n]), as it is now. */
+static void
+read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
+{
+	const struct tlb_dp *dp = tlb_dps[n];
+	const struct tlb_load_view *lv = dp->lv;
+	const struct tlb_core_load *c = &lv->core[i];
+
+	memset(row, 0, sizeof(*row));
+	row->id = dp->core_id[i];
+	row->dispatcher = n;
+	row->sent = tlb_counter_read(&c->sent);
+	row->completed = tlb_counter_read(&c->completed);
+	row->outstanding = tlb_lv_outstanding(lv, i);
+	row->outstanding_work_ns = tlb_lv_outstanding_work(lv, i);
+	row->state = tlb_tel_core_state(c);
+	row->stale = c->stale;
+	row->running = c->running;
+	row->stale_events = tlb_counter_read(&c->stale_events);
+	row->written_off = tlb_counter_read(&c->written_off);
+	row->has_host = dp->host != NULL;
+	if (row->has_host)
+		tlb_transport_core_info(dp->host, dp->core_id[i], &row->host);
+}
+
+/* /turbolb/cores[,FIRST[,COUNT]]: the host cores with ids from FIRST on,
+ * at most COUNT and at most TLB_TEL_CORES_PAGE_MAX of them (the 16 KiB
+ * answer: include/turbolb/telemetry_cores.h), each under its id, and
+ * "next": the id to ask from for the rest, when there are more. Bad
+ * parameters: -EINVAL, which DPDK answers as null. */
 static int
 cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct tlb_tel_sink sink = { .u64 = sink_u64, .str = sink_str };
+	struct tlb_tel_page page;
+	struct tlb_tel_core row;
+	uint32_t first, count, total = 0, k = 0;
+	uint32_t *ids, *loc;
 	char key[16];
+	int rc = 0;
 
 	(void)cmd;
-	(void)params;
+	if (tlb_tel_cores_params(params, &first, &count) != 0)
+		return -EINVAL;
+	for (unsigned int n = 0; n < tlb_n_dps; n++)
+		total += tlb_dps[n]->n_cores;
+	/* Every core's id, and where it lives: dispatcher << 16 | index
+	 * (an index is below TLB_MAX_CORES). */
+	ids = malloc(sizeof(*ids) * (total + 1));
+	loc = malloc(sizeof(*loc) * (total + 1));
+	if (ids == NULL || loc == NULL) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int n = 0; n < tlb_n_dps; n++)
+		for (uint32_t i = 0; i < tlb_dps[n]->n_cores; i++, k++) {
+			ids[k] = tlb_dps[n]->core_id[i];
+			loc[k] = (uint32_t)n << 16 | i;
+		}
+	tlb_tel_cores_page(ids, total, first, count, &page);
+
 	rte_tel_data_start_dict(d);
-	/* Each dispatcher reports the host cores of its share. */
-	for (unsigned int n = 0; n < tlb_n_dps; n++) {
-		const struct tlb_dp *dp = tlb_dps[n];
-		const struct tlb_load_view *lv = dp->lv;
+	for (uint32_t j = 0; j < page.n; j++) {
+		uint32_t l = loc[page.pos[j]];
+		struct rte_tel_data *core = rte_tel_data_alloc();
 
-		for (uint32_t i = 0; i < lv->n_cores; i++) {
-			const struct tlb_core_load *c = &lv->core[i];
-			struct rte_tel_data *core = rte_tel_data_alloc();
-
-			if (core == NULL)
-				return -ENOMEM;
-			rte_tel_data_start_dict(core);
-			rte_tel_data_add_dict_u64(core, "sent",
-						  tlb_counter_read(&c->sent));
-			rte_tel_data_add_dict_u64(core, "completed",
-				tlb_counter_read(&c->completed));
-			rte_tel_data_add_dict_u64(core, "outstanding",
-						  tlb_lv_outstanding(lv, i));
-			rte_tel_data_add_dict_u64(core, "outstanding_work_ns",
-				tlb_lv_outstanding_work(lv, i));
-			rte_tel_data_add_dict_string(core, "state",
-						     state_name(c));
-			rte_tel_data_add_dict_u64(core, "stale", c->stale);
-			rte_tel_data_add_dict_u64(core, "running", c->running);
-			rte_tel_data_add_dict_u64(core, "stale_events",
-				tlb_counter_read(&c->stale_events));
-			rte_tel_data_add_dict_u64(core, "written_off",
-				tlb_counter_read(&c->written_off));
-			rte_tel_data_add_dict_u64(core, "dispatcher", n);
-			if (dp->host != NULL) {
-				struct tlb_transport_core_info info;
-
-				tlb_transport_core_info(dp->host,
-							dp->core_id[i], &info);
-				rte_tel_data_add_dict_u64(core, "tid",
-							  info.tid);
-				rte_tel_data_add_dict_u64(core, "off_cpu",
-							  info.off_cpu);
-				rte_tel_data_add_dict_u64(core, "kicks_served",
-					info.kick.kicks_served);
-				rte_tel_data_add_dict_u64(core, "kick_boosts",
-							  info.kick.boosts);
-				rte_tel_data_add_dict_u64(core,
-					"kick_reverted_drain",
-					info.kick.reverted_drain);
-				rte_tel_data_add_dict_u64(core,
-					"kick_reverted_bound",
-					info.kick.reverted_bound);
-			}
-			snprintf(key, sizeof(key), "%u", dp->core_id[i]);
-			rte_tel_data_add_dict_container(d, key, core, 0);
+		if (core == NULL) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		read_core(l >> 16, l & 0xffff, &row);
+		rte_tel_data_start_dict(core);
+		sink.arg = core;
+		tlb_tel_core_fields(&row, &sink);
+		snprintf(key, sizeof(key), "%u", row.id);
+		if (rte_tel_data_add_dict_container(d, key, core, 0) != 0) {
+			rte_tel_data_free(core);
+			rc = -ENOSPC;
+			goto out;
 		}
 	}
-	return 0;
+	if (page.more)
+		rte_tel_data_add_dict_u64(d, "next", page.next);
+out:
+	free(ids);
+	free(loc);
+	return rc;
 }
 
 static int
@@ -282,7 +310,7 @@ tlb_telemetry_register(void)
 		"Counters summed over dispatchers: rx, steered, responses, "
 		"held, drops by reason");
 	rc |= rte_telemetry_register_cmd("/turbolb/cores", cmd_cores,
-		"Per host core: sent, completed, outstanding, work, state");
+		"Per host core, in pages: params FIRST[,COUNT], then next");
 	rc |= rte_telemetry_register_cmd("/turbolb/config", cmd_config,
 		"Active policy and parameters");
 	rc |= rte_telemetry_register_cmd("/turbolb/policy", cmd_policy,

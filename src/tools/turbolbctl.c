@@ -72,12 +72,15 @@ struct tel {
 	char *buf;
 };
 
-/* One answer: root owns the parsed tree, value points into it. */
+/* One answer: root owns the parsed tree, value points into it. raw is
+ * the text, in the connection's buffer or, for answers made of several
+ * (the pages of /turbolb/cores), in owned. */
 struct answer {
 	json_t *root;
 	json_t *value;
 	const char *raw;
 	size_t raw_len;
+	char *owned;
 };
 
 struct candidate {
@@ -106,6 +109,7 @@ usage(FILE *f)
 		"  stats                 counters, drops grouped by reason\n"
 		"  cores                 per host core: state, outstanding, "
 		"sent, completed\n"
+		"                        (every core: all the daemon's pages)\n"
 		"  config                the active policy and parameters\n"
 		"  policy                the active policy\n"
 		"  policy NAME[:PARAM]   switch to policy NAME (e.g. jbsq:4)\n"
@@ -458,7 +462,111 @@ static void
 answer_free(struct answer *a)
 {
 	json_decref(a->root);
+	free(a->owned);
 	memset(a, 0, sizeof(*a));
+}
+
+/* Whether key is a host core's id: decimal digits only. */
+static bool
+is_core_key(const char *key)
+{
+	return key[0] != '\0' && strspn(key, "0123456789") == strlen(key);
+}
+
+/* Copies the cores of one page of /turbolb/cores into merged, and its
+ * "next" into *next (-1: none). Returns 0, or -1 when value is not a
+ * page (null: the daemon refused it; "next" not a host core id). */
+static int
+merge_core_page(json_t *merged, json_t *value, json_int_t *next)
+{
+	const char *key;
+	json_t *v;
+
+	*next = -1;
+	if (!json_is_object(value))
+		return -1;
+	json_object_foreach(value, key, v) {
+		if (is_core_key(key)) {
+			if (json_object_set(merged, key, v) != 0)
+				return -1;
+		} else if (strcmp(key, "next") == 0) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) > UINT32_MAX)
+				return -1;
+			*next = json_integer_value(v);
+		}
+	}
+	return 0;
+}
+
+/* /turbolb/cores answers in pages (docs/architecture.md, "Telemetry"):
+ * the bare command gives the first, and while an answer names a "next",
+ * /turbolb/cores,NEXT gives the one after. Their cores go into *a, one
+ * answer of the bare command's shape: every core under its id, no "next"
+ * (integers past INT64_MAX, which parse_json() keeps as strings, stay
+ * strings in its text). A single page is kept as the daemon sent it, and
+ * so is a null answer; a turbolbd without pages answers once.
+ * Returns as tel_request() does, 0 or -errno with the connection closed;
+ * -EBADMSG: a later page failed, or its "next" does not move on. */
+static int
+request_cores(struct tel *t, const char *req, struct answer *a)
+{
+	char page_req[64];
+	struct answer page;
+	json_int_t first = 0, next;
+	json_t *merged, *root;
+	int rc;
+
+	rc = tel_request(t, req, a);
+	if (rc != 0 || !json_is_integer(json_object_get(a->value, "next")))
+		return rc;
+	merged = json_object();
+	root = json_object();
+	if (merged == NULL || root == NULL ||
+	    json_object_set(root, req, merged) != 0) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (merge_core_page(merged, a->value, &next) != 0) {
+		rc = -EBADMSG;
+		goto fail;
+	}
+	answer_free(a);
+	/* Each page starts past the last one: at most 2^32 of them. */
+	while (next >= 0) {
+		if (next <= first) {
+			rc = -EBADMSG;
+			goto fail;
+		}
+		first = next;
+		snprintf(page_req, sizeof(page_req), "%s,%" JSON_INTEGER_FORMAT,
+			 req, first);
+		rc = tel_request(t, page_req, &page);
+		if (rc != 0)
+			goto fail;
+		rc = merge_core_page(merged, page.value, &next) != 0 ?
+			     -EBADMSG : 0;
+		answer_free(&page);
+		if (rc != 0)
+			goto fail;
+	}
+	a->owned = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (a->owned == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	a->root = root;
+	a->value = merged;
+	a->raw = a->owned;
+	a->raw_len = strlen(a->owned);
+	json_decref(merged); /* root holds it */
+	return 0;
+fail:
+	answer_free(a);
+	json_decref(merged);
+	json_decref(root);
+	tel_close(t);
+	return rc;
 }
 
 static void
@@ -479,6 +587,10 @@ report_request_error(const struct tel *t, const char *req, int err)
 		break;
 	case EPROTO:
 		why = "the answer is not the JSON DPDK telemetry sends";
+		break;
+	case EBADMSG:
+		why = "a page of the answer failed, or its \"next\" does "
+		      "not move on";
 		break;
 	default:
 		why = strerror(err);
@@ -663,7 +775,7 @@ core_row_cmp(const void *a, const void *b)
 static int
 show_cores(const json_t *v)
 {
-	size_t n = json_object_size(v), i = 0;
+	size_t n = 0, i = 0;
 	long long out = 0, work = 0, sent = 0, done = 0;
 	struct core_row *rows;
 	char wbuf[32];
@@ -674,6 +786,8 @@ show_cores(const json_t *v)
 		fprintf(stderr, "turbolbctl: /turbolb/cores: not an object\n");
 		return EXIT_UNSUPPORTED;
 	}
+	json_object_foreach((json_t *)v, key, c)
+		n += is_core_key(key);
 	if (n == 0) {
 		printf("no host cores (no dispatcher running yet)\n");
 		return EXIT_OK;
@@ -685,6 +799,8 @@ show_cores(const json_t *v)
 	}
 	/* Keys are core ids as text: sort them as numbers, 10 after 9. */
 	json_object_foreach((json_t *)v, key, c) {
+		if (!is_core_key(key))
+			continue;
 		rows[i].id = strtoul(key, NULL, 10);
 		rows[i].key = key;
 		rows[i].v = c;
@@ -936,6 +1052,15 @@ show(struct view *w, const struct answer *a, const struct opts *o)
 	return rc;
 }
 
+/* Asks for w's answer: every page of it, for cores. */
+static int
+view_request(struct tel *t, const struct view *w, struct answer *a)
+{
+	if (w->kind == CMD_CORES)
+		return request_cores(t, w->req, a);
+	return tel_request(t, w->req, a);
+}
+
 static int
 run_once(struct view *w, const struct opts *o)
 {
@@ -945,7 +1070,7 @@ run_once(struct view *w, const struct opts *o)
 
 	if (tel_open(&t, o, false) != 0)
 		return EXIT_UNREACHABLE;
-	rc = tel_request(&t, w->req, &a);
+	rc = view_request(&t, w, &a);
 	if (rc != 0) {
 		report_request_error(&t, w->req, -rc);
 		return EXIT_UNREACHABLE;
@@ -985,7 +1110,7 @@ run_watch(struct view *w, const struct opts *o)
 		if (!connected)
 			connected = tel_open(&t, o, true) == 0;
 		if (connected) {
-			rc = tel_request(&t, w->req, &a);
+			rc = view_request(&t, w, &a);
 			connected = rc == 0;
 		}
 		now = time(NULL);

@@ -115,6 +115,9 @@ json_check "stats --json has rx_uplink, steered, drops" \
 json_check "cores --json: 4 cores, each outstanding 0" \
 	'sorted(data) == ["0", "1", "2", "3"] and all(c["outstanding"] == 0 for c in data.values())' \
 	cores --json
+json_check "raw /turbolb/cores,1,2: a page of cores 1 and 2, next 3" \
+	'sorted(data) == ["1", "2", "next"] and data["next"] == 3' \
+	--json raw /turbolb/cores,1,2
 json_check "config --json: policy jsq" 'data["policy"] == "jsq"' config --json
 json_check "raw /ethdev/list: 2 ports" 'data == [0, 1]' --json raw /ethdev/list
 
