@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: set-up, configure, build (gcc, clang, ASan+UBSan) and run
+# The test command: set-up, configure, build (gcc, clang, gcc and clang
+# release, ASan+UBSan) and run
 # every test suite. Run from anywhere; builds live in build*/ at the top.
 #
 #   scripts/test.sh            everything
@@ -31,6 +32,13 @@ ninja -C build
 step "build with clang (build-clang/)"
 CC=clang configure build-clang
 ninja -C build-clang
+
+# What a DPU user builds: optimized, no debug, warnings still errors.
+step "release builds with gcc and clang (build-release/, build-release-clang/)"
+CC=gcc configure build-release -Dbuildtype=release
+ninja -C build-release
+CC=clang configure build-release-clang -Dbuildtype=release
+ninja -C build-release-clang
 
 step "build with ASan+UBSan (build-asan/)"
 CC=gcc configure build-asan -Db_sanitize=address,undefined -Db_lundef=false

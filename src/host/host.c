@@ -214,8 +214,10 @@ att_open(const char *name, char *err, size_t errlen)
 {
 	struct host_att *a;
 	struct tlb_cr *cr;
-	dev_t dev, dev2;
-	ino_t ino, ino2;
+	/* Set by name_identity() when it returns 0, and read only then;
+	 * zeroed so that an optimizing build can see it. */
+	dev_t dev = 0, dev2 = 0;
+	ino_t ino = 0, ino2 = 0;
 	int rc;
 
 	a = calloc(1, sizeof(*a));
@@ -602,8 +604,8 @@ bool
 tlb_host_stale_now(struct tlb_host *h)
 {
 	struct host_att *a;
-	dev_t dev;
-	ino_t ino;
+	dev_t dev = 0; /* set by name_identity() when it returns 0 */
+	ino_t ino = 0;
 	bool stale;
 	int rc;
 
