@@ -857,13 +857,13 @@ tlb_dp_poll(struct tlb_dp *dp)
 		moved += n;
 	}
 
-	/* While requests come in, only the target queues that had
-	 * responses last time or whose cores owe answers under a bound are
-	 * polled, and every queue every TLB_DP_TARGET_ROUND iterations;
-	 * every queue is polled when the uplink was empty. Under load an
-	 * iteration is well under a microsecond: that bounds the extra
-	 * latency of the first response after a quiet spell. */
-	if (moved == 0 || dp->target_round == 0) {
+	/* An lcore that keeps up with the wire polls every target queue,
+	 * so that a response waits for no poll. One that is behind polls
+	 * only the queues that had responses last time or whose cores owe
+	 * answers under a bound, and every queue every TLB_DP_TARGET_ROUND
+	 * iterations: idle queues then cost nothing while it catches up,
+	 * and a response waits at most that many polls. */
+	if (!behind || dp->target_round == 0) {
 		dp->target_round = TLB_DP_TARGET_ROUND - 1;
 		for (uint32_t c = 0; c < dp->n_cores; c++)
 			moved += poll_target(dp, c, pkts, burst);
