@@ -110,15 +110,25 @@ enum cr_side {
  * and-ed atomically by the consumer, the control thread (tlb_cr_check)
  * and the SIGBUS guard. */
 struct cr_core {
-	uint32_t cons;
-	uint8_t flags;
-	uint8_t pad0[3];
+	union {
+		struct {
+			uint32_t cons;
+			uint8_t flags;
+			uint8_t pad0[3]; /* always 0 */
+		};
+		/* cons and flags in one load: equal to a producer position
+		 * (zero-extended) only when flags are 0 and the position is
+		 * the consumer's, the idle core's test of drain_sums. */
+		uint64_t idle_word;
+	};
 	uint64_t fb_epoch; /* host_epoch when the fallback began */
 	uint8_t pad1[CR_LINE - 16];
 };
 
 static_assert(sizeof(struct cr_core) == CR_LINE,
 	      "a core's consumer state must be one cache line");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	      "idle_word puts cons in its low half");
 
 enum cr_fault_kind {
 	CR_F_SIGBUS,
@@ -936,12 +946,13 @@ tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core, uint32_t n,
 
 		if (core[i] >= cr->n_cores)
 			continue;
-		/* The idle core's test: our own line (position and flags)
-		 * and the producer's position. */
+		/* The idle core's test, two loads and a compare as with no
+		 * fault handling: our own word (position and flags) and the
+		 * producer's position. */
 		c = &cr->core[core[i]];
-		if (__atomic_load_n(&c->flags, __ATOMIC_RELAXED) == 0 &&
-		    __atomic_load_n(&cr_slot_at(cr, core[i])->prod_head,
-				    __ATOMIC_RELAXED) == c->cons)
+		if (__atomic_load_n(&c->idle_word, __ATOMIC_RELAXED) ==
+		    (uint64_t)__atomic_load_n(&cr_slot_at(cr, core[i])->prod_head,
+					      __ATOMIC_RELAXED))
 			continue;
 		k = cr_take(cr, core[i], rec, max);
 		if (k == 0)
