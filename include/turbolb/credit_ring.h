@@ -217,7 +217,8 @@ bool tlb_cr_fallback(const struct tlb_cr *cr, uint32_t core);
  * its responses (see above). Default false. */
 void tlb_cr_set_inband_fallback(struct tlb_cr *cr, bool on);
 
-/* What tlb_cr_check reports: warn for a fault, not for a restore. */
+/* What tlb_cr_check reports: warn for a fault, not for a repair or a
+ * restore. */
 typedef void tlb_cr_log_fn(void *arg, bool warn, const char *msg);
 
 /* The control thread's periodic check of a NIC-side region: size and

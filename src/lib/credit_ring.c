@@ -1508,6 +1508,9 @@ tlb_cr_check(struct tlb_cr *cr, tlb_cr_log_fn *log, void *arg)
 	tlb_cr_faults(cr, &f);
 	for (int k = 0; k < CR_F_N; k++) {
 		uint64_t now = __atomic_load_n(&cr->fault[k], __ATOMIC_ACQUIRE);
+		/* What this check found, on the line of its kind. */
+		const char *detail = (k == CR_F_SIZE && resized) ||
+				     (k == CR_F_HEADER && header) ? why : "";
 
 		if (now == cr->logged[k])
 			continue;
@@ -1518,14 +1521,11 @@ tlb_cr_check(struct tlb_cr *cr, tlb_cr_log_fn *log, void *arg)
 			       cr->name, now - cr->logged[k], what[k],
 			       cr->good_epoch, f.fallback_cores);
 		else
-			cr_log(log, arg, true,
+			cr_log(log, arg, k != CR_F_REPAIR,
 			       "credit ring %s: %" PRIu64 " %s%s%s%s; %" PRIu32 " cores in fallback (%s) until a host attaches again; totals: sigbus %" PRIu64 " size %" PRIu64 " header %" PRIu64 " index %" PRIu64 " record %" PRIu64 " repairs %" PRIu64,
 			       cr->name, now - cr->logged[k], what[k],
-			       (k == CR_F_SIZE || k == CR_F_HEADER) &&
-					       why[0] != '\0' ? " (" : "",
-			       (k == CR_F_SIZE || k == CR_F_HEADER) ? why : "",
-			       (k == CR_F_SIZE || k == CR_F_HEADER) &&
-					       why[0] != '\0' ? ")" : "",
+			       detail[0] != '\0' ? " (" : "", detail,
+			       detail[0] != '\0' ? ")" : "",
 			       f.fallback_cores,
 			       cr->inband_fallback ? "credits in-band" :
 						     "out of rotation",
