@@ -155,6 +155,79 @@ void tlb_cr_ring_doorbell(struct tlb_cr *cr, uint32_t core);
 /* Marks the region closed and unmaps; unlink removes the name too. */
 void tlb_cr_destroy(struct tlb_cr *cr, bool unlink);
 
+/* ---- NIC side: a region its hosts can break ----
+ *
+ * Anyone who may write the region (its mode and group) can truncate it,
+ * grow it, or write anything into it. None of that may crash the NIC
+ * side or reach its load view. The contract:
+ *
+ * - Truncation: the NIC side's accesses to the mapping are guarded by a
+ *   SIGBUS handler (installed by tlb_cr_create, chained to whatever
+ *   handler was there before). A SIGBUS inside a NIC-side ring mapping
+ *   does not kill the process: the handler maps anonymous zero pages over
+ *   the whole mapping, puts every core on hold and returns, so the access
+ *   that faulted completes (reading zeros) and nothing else can fault.
+ *   The hot path pays nothing for the guard: no sigsetjmp, no syscall.
+ * - Size changes, header rewrites (magic, version, dimensions, size,
+ *   nic_epoch, nic_pid, the closed flag): found by tlb_cr_check, which
+ *   the control thread calls periodically (fstat of the object and a
+ *   compare of the header with what the NIC side wrote).
+ * - Impossible positions (a prod_head more than a ring ahead of the
+ *   consumer, whose own position the NIC side keeps in private memory and
+ *   never reads back from the region) and records out of range (more
+ *   work_ns than completions x UINT32_MAX, the most a u32 charge each can
+ *   carry): found by the drain itself, which credits nothing from them.
+ *
+ * Each is counted (tlb_cr_faults) and puts the cores it touches, one core
+ * or all of them, in fallback: their ring credits are no longer trusted.
+ * A region fault is repaired by tlb_cr_check (the object's size and the
+ * header rewritten, the mapping bound to the object again, the positions
+ * of each slot set back to the consumer's); a bad position is repaired by
+ * the drain (prod_head set back to the consumer). A core leaves fallback
+ * when a host attaches again (a new host_epoch in a valid header): ring
+ * credits are restored. In fallback the core's state reads OFFLINE (out of
+ * rotation: nothing new is charged to it) and its validated records are
+ * still drained, so that work already charged is paid back; with
+ * tlb_cr_set_inband_fallback(cr, true) the consumer says it counts such a
+ * core's completions from the responses instead (in-band): the core then
+ * reads RUNNING and its records are drained and dropped, never credited.
+ * While the region is on hold (between a fault and its repair) the host
+ * epoch reads as the last one seen in a valid header, so that a zeroed or
+ * rewritten header does not look like a host restart.
+ */
+
+/* Fault counters of one NIC-side region, monotonic. */
+struct tlb_cr_faults {
+	uint64_t sigbus;       /* SIGBUS caught by the guard (truncation) */
+	uint64_t size_changes; /* region found shrunk (SIGBUS) or resized */
+	uint64_t bad_header;   /* header rewritten by someone else */
+	uint64_t bad_index;    /* prod_head more than a ring ahead */
+	uint64_t bad_record;   /* records out of range, not credited */
+	uint64_t repairs;      /* region rewritten by the NIC side */
+	uint64_t restores;     /* cores back on ring credits (re-attach) */
+	uint32_t fallback_cores; /* cores in fallback now */
+};
+
+void tlb_cr_faults(const struct tlb_cr *cr, struct tlb_cr_faults *out);
+
+/* True while core's ring credits are not trusted (see above). */
+bool tlb_cr_fallback(const struct tlb_cr *cr, uint32_t core);
+
+/* Whether the consumer counts the completions of a core in fallback from
+ * its responses (see above). Default false. */
+void tlb_cr_set_inband_fallback(struct tlb_cr *cr, bool on);
+
+/* What tlb_cr_check reports: warn for a fault, not for a repair or a
+ * restore. */
+typedef void tlb_cr_log_fn(void *arg, bool warn, const char *msg);
+
+/* The control thread's periodic check of a NIC-side region: size and
+ * header, the repair of a faulted region, the restore of cores a new host
+ * attached for, and one message through log (may be NULL) per kind of
+ * event since the last call. Not for dispatcher threads (fstat, mmap,
+ * ftruncate). One caller at a time. Returns the number of new events. */
+unsigned int tlb_cr_check(struct tlb_cr *cr, tlb_cr_log_fn *log, void *arg);
+
 /* ---- host side ---- */
 
 /* Attaches to an existing region, validating magic, version, size and

@@ -22,8 +22,21 @@
  * Threads: drain(core) and drain_sums(cores) are called only by the
  * dispatcher that owns the cores
  * (one consumer per core); state, host_epoch and doorbell by dispatchers;
- * core_info by the control thread. An implementation keeps its words
- * single-writer as the credit ring does.
+ * core_info, check and faults by the control thread. An implementation
+ * keeps its words single-writer as the credit ring does.
+ *
+ * Host memory is written by processes the daemon does not trust. Whatever
+ * they do to it (truncate, resize, rewrite the header, write impossible
+ * positions or records), no operation here may fault or hand the
+ * dispatcher a credit the host did not post: the implementation finds it,
+ * counts it (faults), repairs what it owns, and puts the cores it touches
+ * in fallback until a host attaches again (fallback; struct tlb_cr_faults
+ * and credit_ring.h say how the shm transport does it). A core in
+ * fallback reads OFFLINE, so that nothing new is charged to it, and its
+ * validated credits are still drained, so that what was charged is paid
+ * back; a consumer that counts such a core's completions from its
+ * responses instead says so once with set_inband_fallback(true): the core
+ * then reads RUNNING and its ring credits are dropped, never returned.
  */
 #ifndef TURBOLB_TRANSPORT_H
 #define TURBOLB_TRANSPORT_H
@@ -61,6 +74,17 @@ struct tlb_transport_ops {
 	void (*doorbell)(void *ctx, uint32_t core);
 	void (*core_info)(const void *ctx, uint32_t core,
 			  struct tlb_transport_core_info *out);
+	/* The control thread's periodic check (the daemon: every 100 ms):
+	 * finds and repairs what a host broke, restores cores a host
+	 * attached for again, one message per kind of event through log.
+	 * Returns the number of events. NULL: nothing to check. */
+	unsigned int (*check)(void *ctx, tlb_cr_log_fn *log, void *arg);
+	/* Fault counters (zeros for a transport without host memory). */
+	void (*faults)(const void *ctx, struct tlb_cr_faults *out);
+	/* True while core's credits from the host are not trusted. */
+	bool (*fallback)(const void *ctx, uint32_t core);
+	/* NULL: no host credits, nothing to fall back from. */
+	void (*set_inband_fallback)(void *ctx, bool on);
 	/* Releases what the transport holds, t itself included. */
 	void (*close)(struct tlb_transport *t);
 };
@@ -142,6 +166,31 @@ tlb_transport_core_info(const struct tlb_transport *t, uint32_t core,
 			struct tlb_transport_core_info *out)
 {
 	t->ops->core_info(t->ctx, core, out);
+}
+
+static inline unsigned int
+tlb_transport_check(struct tlb_transport *t, tlb_cr_log_fn *log, void *arg)
+{
+	return t->ops->check != NULL ? t->ops->check(t->ctx, log, arg) : 0;
+}
+
+static inline void
+tlb_transport_faults(const struct tlb_transport *t, struct tlb_cr_faults *out)
+{
+	t->ops->faults(t->ctx, out);
+}
+
+static inline bool
+tlb_transport_fallback(const struct tlb_transport *t, uint32_t core)
+{
+	return t->ops->fallback(t->ctx, core);
+}
+
+static inline void
+tlb_transport_set_inband_fallback(struct tlb_transport *t, bool on)
+{
+	if (t->ops->set_inband_fallback != NULL)
+		t->ops->set_inband_fallback(t->ctx, on);
 }
 
 #endif /* TURBOLB_TRANSPORT_H */

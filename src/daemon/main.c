@@ -111,6 +111,24 @@ log_summary(void)
 	}
 }
 
+/* The host transport's fault counters, when a host broke anything. */
+static void
+log_transport_faults(const struct tlb_transport *host)
+{
+	struct tlb_cr_faults f;
+
+	tlb_transport_faults(host, &f);
+	if (f.sigbus + f.size_changes + f.bad_header + f.bad_index +
+	    f.bad_record == 0)
+		return;
+	TLB_LOG(NOTICE, main, "host transport faults: sigbus %" PRIu64
+		" size_changes %" PRIu64 " bad_header %" PRIu64 " bad_index %"
+		PRIu64 " bad_record %" PRIu64 " repairs %" PRIu64 " restores %"
+		PRIu64 " fallback_cores %" PRIu32, f.sigbus, f.size_changes,
+		f.bad_header, f.bad_index, f.bad_record, f.repairs,
+		f.restores, f.fallback_cores);
+}
+
 /* True when every dispatcher's loop counter moved since the last call: a
  * stuck poll loop stops the watchdog pings, and systemd restarts us. */
 static bool
@@ -129,10 +147,23 @@ datapath_progressed(void)
 	return all;
 }
 
-/* The main lcore's job while the datapath runs: reloads and the
- * watchdog. */
+/* What the host transport's check found (a host broke the credit ring,
+ * or attached to the repaired one). */
 static void
-control_loop(void)
+log_transport(void *arg, bool warn, const char *msg)
+{
+	(void)arg;
+	if (warn)
+		TLB_LOG(WARNING, main, "%s", msg);
+	else
+		TLB_LOG(NOTICE, main, "%s", msg);
+}
+
+/* The main lcore's job while the datapath runs: reloads, the watchdog,
+ * and the host transport's check (what a host may have done to the
+ * memory it shares with us: tlb_transport_check). */
+static void
+control_loop(struct tlb_transport *host)
 {
 	uint64_t wd_usec = 0, since_ping = 0;
 	bool wd = tlb_sd_watchdog_enabled(&wd_usec);
@@ -140,6 +171,7 @@ control_loop(void)
 	while (!tlb_force_quit) {
 		usleep(100 * 1000);
 		since_ping += 100 * 1000;
+		tlb_transport_check(host, log_transport, NULL);
 		if (reload_requested) {
 			char msg[256];
 
@@ -272,11 +304,12 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 		rte_eal_remote_launch(tlb_dp_main, tlb_dps[i],
 				      tlb_dps[i]->lcore_id);
 	tlb_sd_notifyf("READY=1\nSTATUS=%s", summary);
-	control_loop();
+	control_loop(host);
 	TLB_LOG(NOTICE, main, "stopping");
 	tlb_sd_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 	log_summary();
+	log_transport_faults(host);
 	rc = EXIT_SUCCESS;
 out:
 	for (unsigned int d = 0; d < tlb_n_dps; d++) {

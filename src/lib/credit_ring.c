@@ -11,8 +11,24 @@
  * Trust: the two sides are separate processes and either may be buggy or
  * restart at any point. Dimensions are read from the header once, checked,
  * and cached in the handle, so a peer rewriting the header later cannot
- * make us index outside our mapping; ring positions read from the peer are
- * checked before they are used.
+ * make us index outside our mapping; the consumer's position lives in the
+ * handle (the region's copy is written for the producer, never read back
+ * by the consumer), and the producer's is checked against it before it is
+ * used. On the NIC side a truncated object is caught by a SIGBUS guard and
+ * a rewritten one by tlb_cr_check (credit_ring.h says what each does).
+ *
+ * Why a SIGBUS guard and not a sealed memfd: a memfd sealed against
+ * F_SEAL_SHRINK | F_SEAL_GROW cannot be truncated at all, but it has no
+ * name, so every host library, kick agent and tool would have to get it
+ * over a unix socket from the daemon (SCM_RIGHTS, a new protocol, a socket
+ * to secure, and a daemon thread serving it), and the region's contents
+ * would still need every check below. Re-validating with fstat alone
+ * leaves the window between the check and the next access. The guard
+ * costs nothing on the hot path (no sigsetjmp per poll: the handler
+ * replaces the mapping, so the faulting load completes and returns
+ * zeros), keeps the name hosts attach by, and is what turns the one fault
+ * the checks cannot prevent, a page gone under a load, into a counted
+ * event.
  */
 #include <assert.h>
 #include <errno.h>
@@ -22,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -81,6 +98,49 @@ enum cr_side {
 	CR_SIDE_AGENT,	/* the kick agent: neither producer nor consumer */
 };
 
+/* Per-core flags of a consumer handle. */
+#define CR_CF_FALLBACK 0x1u /* ring credits not trusted until a re-attach */
+#define CR_CF_HOLD 0x2u     /* the mapping is not the object's: skip */
+#define CR_CF_RESYNC 0x4u   /* the consumer sets both positions to its own */
+
+/* What the consumer keeps of one core in private memory, a cache line
+ * each: the consumer of each core is one dispatcher, and cores of
+ * different dispatchers sit side by side. cons is the consumer's own
+ * position (single writer: the core's consumer); flags are or-ed and
+ * and-ed atomically by the consumer, the control thread (tlb_cr_check)
+ * and the SIGBUS guard. */
+struct cr_core {
+	union {
+		struct {
+			uint32_t cons;
+			uint8_t flags;
+			uint8_t pad0[3]; /* always 0 */
+		};
+		/* cons and flags in one load: equal to a producer position
+		 * (zero-extended) only when flags are 0 and the position is
+		 * the consumer's, the idle core's test of drain_sums. */
+		uint64_t idle_word;
+	};
+	uint64_t fb_epoch; /* host_epoch when the fallback began */
+	uint8_t pad1[CR_LINE - 16];
+};
+
+static_assert(sizeof(struct cr_core) == CR_LINE,
+	      "a core's consumer state must be one cache line");
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+	      "idle_word puts cons in its low half");
+
+enum cr_fault_kind {
+	CR_F_SIGBUS,
+	CR_F_SIZE,
+	CR_F_HEADER,
+	CR_F_INDEX,
+	CR_F_RECORD,
+	CR_F_REPAIR,
+	CR_F_RESTORE,
+	CR_F_N,
+};
+
 struct tlb_cr {
 	uint8_t *base;
 	size_t len;
@@ -89,11 +149,23 @@ struct tlb_cr {
 	uint32_t ring_size;
 	uint32_t mask;
 	size_t stride;
+	struct cr_core *core; /* n_cores, cache-line aligned */
 	/* Identity of the object we created, so that destroy does not
 	 * unlink a newer region a restarted daemon put under the name. */
 	dev_t dev;
 	ino_t ino;
 	char name[TLB_CR_NAME_MAX];
+	/* NIC side only: the object kept open for fstat and repair, the
+	 * header as written, the fault state (credit_ring.h). */
+	int fd;
+	bool inband_fallback;
+	uint32_t hold;        /* region on hold: the guard or check set it */
+	uint64_t good_epoch;  /* last host_epoch seen in a valid header */
+	struct tlb_cr_header hdr;
+	uint64_t fault[CR_F_N];
+	uint64_t logged[CR_F_N]; /* what tlb_cr_check reported */
+	int guard_slot;       /* index in cr_guard[], -1: not guarded */
+	bool repair_pending;  /* tlb_cr_check: the last repair failed */
 };
 
 static void
@@ -279,6 +351,172 @@ cr_cache_dims(struct tlb_cr *cr, uint32_t n_cores, uint32_t ring_size)
 	cr->stride = cr_stride(ring_size);
 }
 
+/* A handle with its per-core consumer state for n_cores; NULL: no memory. */
+static struct tlb_cr *
+cr_alloc(uint32_t n_cores)
+{
+	struct tlb_cr *cr = calloc(1, sizeof(*cr));
+	void *core = NULL;
+
+	if (cr == NULL)
+		return NULL;
+	if (posix_memalign(&core, CR_LINE,
+			   (size_t)n_cores * sizeof(struct cr_core)) != 0) {
+		free(cr);
+		return NULL;
+	}
+	memset(core, 0, (size_t)n_cores * sizeof(struct cr_core));
+	cr->core = core;
+	cr->fd = -1;
+	cr->guard_slot = -1;
+	return cr;
+}
+
+static void
+cr_free(struct tlb_cr *cr)
+{
+	if (cr->fd >= 0)
+		close(cr->fd);
+	free(cr->core);
+	free(cr);
+}
+
+static void
+cr_count(struct tlb_cr *cr, enum cr_fault_kind k)
+{
+	__atomic_add_fetch(&cr->fault[k], 1, __ATOMIC_RELAXED);
+}
+
+/* Puts core in fallback, with the other flags given (CR_CF_*). A core
+ * not yet in fallback first notes the host epoch it falls back under: a
+ * different one (a host attached again) ends it. Async-signal-safe. */
+static void
+cr_core_fault(struct tlb_cr *cr, uint32_t core, uint8_t flags,
+	      uint64_t epoch)
+{
+	struct cr_core *c = &cr->core[core];
+
+	if ((__atomic_load_n(&c->flags, __ATOMIC_ACQUIRE) &
+	     CR_CF_FALLBACK) == 0)
+		__atomic_store_n(&c->fb_epoch, epoch, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&c->flags, flags | CR_CF_FALLBACK, __ATOMIC_ACQ_REL);
+}
+
+/* Every core in fallback, and on hold when hold: the region itself is in
+ * doubt. Async-signal-safe. */
+static void
+cr_fault_all(struct tlb_cr *cr, bool hold)
+{
+	uint64_t epoch = __atomic_load_n(&cr->good_epoch, __ATOMIC_ACQUIRE);
+
+	if (hold)
+		__atomic_store_n(&cr->hold, 1, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < cr->n_cores; i++)
+		cr_core_fault(cr, i, hold ? CR_CF_HOLD : 0, epoch);
+}
+
+/* ---- the SIGBUS guard (see the top of this file) ---- */
+
+#define CR_GUARD_MAX 16
+
+static struct tlb_cr *cr_guard[CR_GUARD_MAX];
+static struct sigaction cr_old_bus;
+static int cr_guard_lock;
+
+static void
+cr_on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	uintptr_t a = (uintptr_t)si->si_addr;
+	int saved = errno;
+
+	for (unsigned int i = 0; i < CR_GUARD_MAX; i++) {
+		struct tlb_cr *cr = __atomic_load_n(&cr_guard[i],
+						    __ATOMIC_ACQUIRE);
+
+		if (cr == NULL || a < (uintptr_t)cr->base ||
+		    a - (uintptr_t)cr->base >= cr->len)
+			continue;
+		/* Hold first: a dispatcher that reads the zeros below
+		 * must find its cores on hold, not count them as bad. */
+		cr_fault_all(cr, true);
+		cr_count(cr, CR_F_SIGBUS);
+		/* The whole mapping, not just the page: the object shrank
+		 * and anything past its new end faults next. MAP_FIXED
+		 * replaces the pages at once; no thread sees a hole. */
+		if (mmap(cr->base, cr->len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+		    MAP_FAILED)
+			break;	/* cannot recover: the default action */
+		errno = saved;
+		return;
+	}
+	errno = saved;
+	/* Not ours: whoever was there before decides. With no handler the
+	 * default action is restored and the faulting access, run again,
+	 * gets it (a core dump where there would have been one). */
+	if ((cr_old_bus.sa_flags & SA_SIGINFO) &&
+	    cr_old_bus.sa_sigaction != NULL) {
+		cr_old_bus.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (cr_old_bus.sa_handler != SIG_DFL &&
+	    cr_old_bus.sa_handler != SIG_IGN) {
+		cr_old_bus.sa_handler(sig);
+		return;
+	}
+	signal(SIGBUS, SIG_DFL);
+}
+
+/* Guards cr's mapping, with the handler installed first if it is not
+ * (again: a test framework, or anything else, may have put its own in
+ * since; that one becomes the handler chained to). Returns -1 when all
+ * slots are taken (the region is then unguarded). */
+static int
+cr_guard_add(struct tlb_cr *cr)
+{
+	struct sigaction cur;
+	int expect = 0;
+
+	/* One installer at a time; creates are rare. */
+	while (!__atomic_compare_exchange_n(&cr_guard_lock, &expect, 1, false,
+					    __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED))
+		expect = 0;
+	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+	    (!(cur.sa_flags & SA_SIGINFO) ||
+	     cur.sa_sigaction != cr_on_sigbus)) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = cr_on_sigbus;
+		sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+		sigemptyset(&sa.sa_mask);
+		cr_old_bus = cur;
+		sigaction(SIGBUS, &sa, NULL);
+	}
+	__atomic_store_n(&cr_guard_lock, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < CR_GUARD_MAX; i++) {
+		struct tlb_cr *none = NULL;
+
+		if (__atomic_compare_exchange_n(&cr_guard[i], &none, cr, false,
+						__ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			cr->guard_slot = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void
+cr_guard_remove(struct tlb_cr *cr)
+{
+	if (cr->guard_slot >= 0)
+		__atomic_store_n(&cr_guard[cr->guard_slot], NULL,
+				 __ATOMIC_RELEASE);
+	cr->guard_slot = -1;
+}
+
 static uint64_t
 cr_fresh_epoch(void)
 {
@@ -341,7 +579,7 @@ tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
 	}
 	size = tlb_cr_region_size(n_cores, ring_size);
 
-	cr = calloc(1, sizeof(*cr));
+	cr = cr_alloc(n_cores);
 	if (cr == NULL) {
 		cr_err(err, errlen, "credit ring %s: out of memory", name);
 		return -1;
@@ -389,7 +627,8 @@ tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
 		       size, strerror(errno));
 		goto fail_close;
 	}
-	close(fd);
+	/* Kept: tlb_cr_check compares its size and repairs through it. */
+	cr->fd = fd;
 
 	cr->base = base;
 	cr->len = size;
@@ -414,6 +653,17 @@ tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
 	h->host_epoch = 0;
 	h->nic_pid = (uint32_t)getpid();
 	h->flags = 0;
+	memcpy(&cr->hdr, h, sizeof(cr->hdr));
+	cr->hdr.magic = TLB_CR_MAGIC;
+	/* Before any host can attach (the magic below). */
+	if (cr_guard_add(cr) != 0) {
+		cr_err(err, errlen,
+		       "credit ring %s: more than %d rings in one process",
+		       name, CR_GUARD_MAX);
+		munmap(base, size);
+		cr->fd = -1;
+		goto fail_close;
+	}
 	/* The name is visible from shm_open on; a host that attaches before
 	 * this store sees a bad magic and retries, one after it sees the
 	 * whole header. */
@@ -426,7 +676,7 @@ fail_close:
 	close(fd);
 	shm_unlink(name);
 fail_free:
-	free(cr);
+	cr_free(cr);
 	return -1;
 }
 
@@ -496,7 +746,7 @@ cr_map(const char *name, enum cr_side side, struct tlb_cr **out, char *err,
 		goto fail_unmap;
 	}
 
-	cr = calloc(1, sizeof(*cr));
+	cr = cr_alloc(hv.n_cores);
 	if (cr == NULL) {
 		cr_err(err, errlen, "%s: out of memory", label);
 		goto fail_unmap;
@@ -510,6 +760,11 @@ cr_map(const char *name, enum cr_side side, struct tlb_cr **out, char *err,
 	/* The checked copy, not the live header: reading it again would let
 	 * a concurrent writer slip in unchecked dimensions. */
 	cr_cache_dims(cr, hv.n_cores, hv.ring_size);
+	/* A tool or test that drains through this handle continues from
+	 * where the consumer is. */
+	for (uint32_t i = 0; i < cr->n_cores; i++)
+		cr->core[i].cons = __atomic_load_n(&cr_slot_at(cr, i)->cons_tail,
+						   __ATOMIC_ACQUIRE);
 	*out = cr;
 	return 0;
 
@@ -566,27 +821,71 @@ tlb_cr_attach_agent(const char *name, struct tlb_cr **out, char *err,
 	return cr_map(name, CR_SIDE_AGENT, out, err, errlen);
 }
 
-/* post and drain do not look at the handle's side: the ring's contract is
- * one producer thread and one consumer thread per core, whatever mappings
- * they use, and tests and tools may drive both ends through one handle. */
-unsigned int
-tlb_cr_drain(struct tlb_cr *cr, uint32_t core, struct tlb_credit *out,
-	     unsigned int max)
+#define CR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* The host epoch a core's fallback begins under, read by its consumer. */
+static uint64_t
+cr_live_epoch(const struct tlb_cr *cr)
 {
-	struct cr_slot_ctl *ctl = cr_slot(cr, core);
+	return __atomic_load_n(&cr_hdr(cr)->host_epoch, __ATOMIC_ACQUIRE);
+}
+
+/* A record no host can have written: more work than its completions can
+ * carry (each request's charge is a u32 of nanoseconds). */
+static bool
+cr_record_bad(const struct tlb_credit *r)
+{
+	return r->work_ns > (uint64_t)r->completions * UINT32_MAX;
+}
+
+/* Moves at most max records of core into out, validated. The consumer's
+ * position is its own copy (struct cr_core), never the region's. */
+static unsigned int
+cr_take(struct tlb_cr *cr, uint32_t core, struct tlb_credit *out,
+	unsigned int max)
+{
+	struct cr_slot_ctl *ctl = cr_slot_at(cr, core);
+	struct cr_core *c = &cr->core[core];
+	uint8_t f = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
 	struct tlb_credit *recs;
 	uint32_t cons, prod, avail, idx, first;
+	bool bad = false;
 
-	if (ctl == NULL || out == NULL || max == 0)
-		return 0;
-	cons = __atomic_load_n(&ctl->cons_tail, __ATOMIC_RELAXED);
+	if (CR_UNLIKELY(f != 0)) {
+		/* On hold the mapping may be zeros, not the object. */
+		if (f & CR_CF_HOLD)
+			return 0;
+		/* A repaired region: its positions were lost with it. */
+		if (f & CR_CF_RESYNC) {
+			__atomic_store_n(&ctl->cons_tail, c->cons,
+					 __ATOMIC_RELEASE);
+			__atomic_store_n(&ctl->prod_head, c->cons,
+					 __ATOMIC_RELEASE);
+			__atomic_fetch_and(&c->flags, (uint8_t)~CR_CF_RESYNC,
+					   __ATOMIC_ACQ_REL);
+			return 0;
+		}
+	}
+	cons = c->cons;
 	prod = __atomic_load_n(&ctl->prod_head, __ATOMIC_ACQUIRE);
 	avail = prod - cons;
-	/* A producer more than a ring ahead is broken; reading would hand
-	 * out stale records as credits. Leave it until the host reattaches
-	 * (attach repairs the position). */
-	if (avail == 0 || avail > cr->ring_size)
+	if (avail == 0)
 		return 0;
+	if (CR_UNLIKELY(avail > cr->ring_size)) {
+		/* Zeros read after the guard replaced the mapping are not
+		 * the host's doing. */
+		if (__atomic_load_n(&c->flags, __ATOMIC_ACQUIRE) & CR_CF_HOLD)
+			return 0;
+		/* A producer more than a ring ahead: what it points at is
+		 * stale or never written. Nothing is credited; the position
+		 * is set back to ours, so that the host (which checks it
+		 * before each post) can post again, and the core falls back
+		 * until a host attaches again. */
+		cr_count(cr, CR_F_INDEX);
+		cr_core_fault(cr, core, 0, cr_live_epoch(cr));
+		__atomic_store_n(&ctl->prod_head, cons, __ATOMIC_RELEASE);
+		return 0;
+	}
 	if (avail > max)
 		avail = max;
 	recs = cr_recs(ctl);
@@ -596,10 +895,38 @@ tlb_cr_drain(struct tlb_cr *cr, uint32_t core, struct tlb_credit *out,
 		first = avail;
 	memcpy(out, &recs[idx], (size_t)first * sizeof(*out));
 	memcpy(out + first, &recs[0], (size_t)(avail - first) * sizeof(*out));
+	c->cons = cons + avail;
 	/* Release: our reads of the records are done before the producer
 	 * can see the space and overwrite them. */
 	__atomic_store_n(&ctl->cons_tail, cons + avail, __ATOMIC_RELEASE);
+	for (unsigned int j = 0; j < avail; j++)
+		bad |= cr_record_bad(&out[j]);
+	if (CR_UNLIKELY(bad)) {
+		if (__atomic_load_n(&c->flags, __ATOMIC_ACQUIRE) & CR_CF_HOLD)
+			return 0;
+		/* The batch is not credited: one bad record says the slot
+		 * is written by something that is not a host. */
+		cr_count(cr, CR_F_RECORD);
+		cr_core_fault(cr, core, 0, cr_live_epoch(cr));
+		return 0;
+	}
+	/* Counted in-band by the consumer: drained, so the host can go on
+	 * posting, and dropped. */
+	if (CR_UNLIKELY(f & CR_CF_FALLBACK) && cr->inband_fallback)
+		return 0;
 	return avail;
+}
+
+/* post and drain do not look at the handle's side: the ring's contract is
+ * one producer thread and one consumer thread per core, whatever mappings
+ * they use, and tests and tools may drive both ends through one handle. */
+unsigned int
+tlb_cr_drain(struct tlb_cr *cr, uint32_t core, struct tlb_credit *out,
+	     unsigned int max)
+{
+	if (cr == NULL || core >= cr->n_cores || out == NULL || max == 0)
+		return 0;
+	return cr_take(cr, core, out, max);
 }
 
 uint32_t
@@ -614,16 +941,20 @@ tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core, uint32_t n,
 	if (max > TLB_CR_SUMS_MAX)
 		max = TLB_CR_SUMS_MAX;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct cr_slot_ctl *ctl;
+		const struct cr_core *c;
 		unsigned int k;
 
 		if (core[i] >= cr->n_cores)
 			continue;
-		ctl = cr_slot_at(cr, core[i]);
-		if (__atomic_load_n(&ctl->prod_head, __ATOMIC_RELAXED) ==
-		    __atomic_load_n(&ctl->cons_tail, __ATOMIC_RELAXED))
+		/* The idle core's test, two loads and a compare as with no
+		 * fault handling: our own word (position and flags) and the
+		 * producer's position. */
+		c = &cr->core[core[i]];
+		if (__atomic_load_n(&c->idle_word, __ATOMIC_RELAXED) ==
+		    (uint64_t)__atomic_load_n(&cr_slot_at(cr, core[i])->prod_head,
+					      __ATOMIC_RELAXED))
 			continue;
-		k = tlb_cr_drain(cr, core[i], rec, max);
+		k = cr_take(cr, core[i], rec, max);
 		if (k == 0)
 			continue;
 		struct tlb_credit_sum *s = &out[n_out++];
@@ -694,7 +1025,15 @@ tlb_cr_host_state(const struct tlb_cr *cr, uint32_t core)
 enum tlb_core_run_state
 tlb_cr_state(const struct tlb_cr *cr, uint32_t core)
 {
-	enum tlb_core_run_state st = tlb_cr_host_state(cr, core);
+	enum tlb_core_run_state st;
+
+	/* In fallback the host's word is not trusted either. */
+	if (cr != NULL && core < cr->n_cores &&
+	    CR_UNLIKELY(__atomic_load_n(&cr->core[core].flags,
+					__ATOMIC_ACQUIRE) != 0) &&
+	    tlb_cr_fallback(cr, core))
+		return cr->inband_fallback ? TLB_RUN_RUNNING : TLB_RUN_OFFLINE;
+	st = tlb_cr_host_state(cr, core);
 
 	/* A busy-polling thread says RUNNING even while the kernel has it
 	 * waiting on a run queue; only the kick agent, which watches the
@@ -858,7 +1197,10 @@ tlb_cr_host_epoch(const struct tlb_cr *cr)
 {
 	if (cr == NULL)
 		return 0;
-	return __atomic_load_n(&cr_hdr(cr)->host_epoch, __ATOMIC_ACQUIRE);
+	/* Zeros or a rewritten header are no host restart. */
+	if (CR_UNLIKELY(__atomic_load_n(&cr->hold, __ATOMIC_ACQUIRE) != 0))
+		return __atomic_load_n(&cr->good_epoch, __ATOMIC_ACQUIRE);
+	return cr_live_epoch(cr);
 }
 
 bool
@@ -895,13 +1237,15 @@ tlb_cr_destroy(struct tlb_cr *cr, bool unlink)
 	/* Only the creator closes the region; a host handle passed here is
 	 * just unmapped. */
 	if (cr->side == CR_SIDE_NIC) {
+		/* Still guarded: a truncated region takes the store. */
 		__atomic_fetch_or(&cr_hdr(cr)->flags, TLB_CR_F_CLOSED,
 				  __ATOMIC_RELEASE);
 		if (unlink)
 			cr_unlink_own(cr);
 	}
+	cr_guard_remove(cr);
 	munmap(cr->base, cr->len);
-	free(cr);
+	cr_free(cr);
 }
 
 void
@@ -926,7 +1270,7 @@ tlb_cr_detach(struct tlb_cr *cr)
 					 __ATOMIC_RELEASE);
 	}
 	munmap(cr->base, cr->len);
-	free(cr);
+	cr_free(cr);
 }
 
 uint32_t
@@ -939,4 +1283,255 @@ uint32_t
 tlb_cr_ring_size(const struct tlb_cr *cr)
 {
 	return cr != NULL ? cr->ring_size : 0;
+}
+
+/* ---- NIC side: faults, repair and restore (credit_ring.h) ---- */
+
+bool
+tlb_cr_fallback(const struct tlb_cr *cr, uint32_t core)
+{
+	if (cr == NULL || core >= cr->n_cores)
+		return false;
+	return (__atomic_load_n(&cr->core[core].flags, __ATOMIC_ACQUIRE) &
+		CR_CF_FALLBACK) != 0;
+}
+
+void
+tlb_cr_set_inband_fallback(struct tlb_cr *cr, bool on)
+{
+	if (cr != NULL)
+		cr->inband_fallback = on;
+}
+
+void
+tlb_cr_faults(const struct tlb_cr *cr, struct tlb_cr_faults *out)
+{
+	if (out == NULL)
+		return;
+	memset(out, 0, sizeof(*out));
+	if (cr == NULL)
+		return;
+	out->sigbus = __atomic_load_n(&cr->fault[CR_F_SIGBUS], __ATOMIC_RELAXED);
+	out->size_changes = __atomic_load_n(&cr->fault[CR_F_SIZE],
+					    __ATOMIC_RELAXED);
+	out->bad_header = __atomic_load_n(&cr->fault[CR_F_HEADER],
+					  __ATOMIC_RELAXED);
+	out->bad_index = __atomic_load_n(&cr->fault[CR_F_INDEX],
+					 __ATOMIC_RELAXED);
+	out->bad_record = __atomic_load_n(&cr->fault[CR_F_RECORD],
+					  __ATOMIC_RELAXED);
+	out->repairs = __atomic_load_n(&cr->fault[CR_F_REPAIR],
+				       __ATOMIC_RELAXED);
+	out->restores = __atomic_load_n(&cr->fault[CR_F_RESTORE],
+					__ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < cr->n_cores; i++)
+		out->fallback_cores += tlb_cr_fallback(cr, i);
+}
+
+/* What differs between the live header and the one the NIC side wrote;
+ * "" when nothing does. host_epoch is the host's and may change. */
+static void
+cr_header_diff(const struct tlb_cr *cr, char *why, size_t len)
+{
+	const struct tlb_cr_header *w = &cr->hdr;
+	struct tlb_cr_header h;
+
+	memcpy(&h, cr->base, sizeof(h));
+	why[0] = '\0';
+	if (h.magic != w->magic)
+		snprintf(why, len, "magic 0x%08" PRIx32, h.magic);
+	else if (h.version != w->version)
+		snprintf(why, len, "version %" PRIu32, h.version);
+	else if (h.size != w->size || h.n_cores != w->n_cores ||
+		 h.ring_size != w->ring_size)
+		snprintf(why, len,
+			 "dimensions %" PRIu32 " x %" PRIu32 ", %" PRIu64 " bytes",
+			 h.n_cores, h.ring_size, h.size);
+	else if (h.nic_epoch != w->nic_epoch || h.nic_pid != w->nic_pid)
+		snprintf(why, len, "NIC epoch %#" PRIx64 ", pid %" PRIu32,
+			 h.nic_epoch, h.nic_pid);
+	else if (h.flags != w->flags)
+		snprintf(why, len, "flags %#" PRIx32, h.flags);
+}
+
+/* Rewrites the region: its size when resized (the object zero-filled
+ * from there: every slot's positions are set back to the consumer's by
+ * its consumer, CR_CF_RESYNC), the mapping bound to the object again, the
+ * header as the NIC side wrote it. Returns 0, or -1 to try again at the
+ * next check (a new SIGBUS meanwhile, or a call failed). */
+static int
+cr_repair(struct tlb_cr *cr, bool resized)
+{
+	uint64_t sigbus = __atomic_load_n(&cr->fault[CR_F_SIGBUS],
+					  __ATOMIC_ACQUIRE);
+	struct tlb_cr_header *h = cr_hdr(cr);
+	struct stat st;
+
+	if (resized) {
+		if (fstat(cr->fd, &st) < 0)
+			return -1;
+		if (st.st_size != (off_t)cr->len &&
+		    ftruncate(cr->fd, (off_t)cr->len) < 0)
+			return -1;
+		/* At once: a failed MAP_FIXED may leave a hole; then the
+		 * zeros again, and another try next time. */
+		if (mmap(cr->base, cr->len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, cr->fd, 0) == MAP_FAILED) {
+			mmap(cr->base, cr->len, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			return -1;
+		}
+		/* The zeros are no new host. */
+		__atomic_store_n(&h->host_epoch,
+				 __atomic_load_n(&cr->good_epoch,
+						 __ATOMIC_ACQUIRE),
+				 __ATOMIC_RELEASE);
+	}
+	h->version = cr->hdr.version;
+	h->size = cr->hdr.size;
+	h->n_cores = cr->hdr.n_cores;
+	h->ring_size = cr->hdr.ring_size;
+	h->nic_epoch = cr->hdr.nic_epoch;
+	h->nic_pid = cr->hdr.nic_pid;
+	__atomic_store_n(&h->flags, cr->hdr.flags, __ATOMIC_RELEASE);
+	__atomic_store_n(&h->magic, cr->hdr.magic, __ATOMIC_RELEASE);
+	if (!resized)
+		return 0;
+	if (__atomic_load_n(&cr->fault[CR_F_SIGBUS], __ATOMIC_ACQUIRE) !=
+	    sigbus)
+		return -1;
+	for (uint32_t i = 0; i < cr->n_cores; i++) {
+		__atomic_fetch_or(&cr->core[i].flags, CR_CF_RESYNC,
+				  __ATOMIC_ACQ_REL);
+		__atomic_fetch_and(&cr->core[i].flags, (uint8_t)~CR_CF_HOLD,
+				   __ATOMIC_ACQ_REL);
+	}
+	__atomic_store_n(&cr->hold, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Cores in fallback that a host attached for since, back on the ring. */
+static uint32_t
+cr_restore(struct tlb_cr *cr, uint64_t epoch)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < cr->n_cores; i++) {
+		struct cr_core *c = &cr->core[i];
+		uint8_t f = __atomic_load_n(&c->flags, __ATOMIC_ACQUIRE);
+
+		if ((f & CR_CF_FALLBACK) == 0 || (f & CR_CF_HOLD) != 0 ||
+		    __atomic_load_n(&c->fb_epoch, __ATOMIC_ACQUIRE) == epoch)
+			continue;
+		__atomic_fetch_and(&c->flags, (uint8_t)~CR_CF_FALLBACK,
+				   __ATOMIC_ACQ_REL);
+		n++;
+	}
+	return n;
+}
+
+static void
+cr_log(tlb_cr_log_fn *log, void *arg, bool warn, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+cr_log(tlb_cr_log_fn *log, void *arg, bool warn, const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	if (log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log(arg, warn, msg);
+}
+
+unsigned int
+tlb_cr_check(struct tlb_cr *cr, tlb_cr_log_fn *log, void *arg)
+{
+	static const char *const what[CR_F_N] = {
+		[CR_F_SIGBUS] = "accesses past its end caught (SIGBUS)",
+		[CR_F_SIZE] = "size changes",
+		[CR_F_HEADER] = "header rewrites",
+		[CR_F_INDEX] = "impossible producer positions (reset)",
+		[CR_F_RECORD] = "credit batches out of range (not credited)",
+		[CR_F_REPAIR] = "repairs",
+		[CR_F_RESTORE] = "cores back on ring credits",
+	};
+	char why[128] = "";
+	unsigned int events = 0;
+	bool resized = false, header = false;
+	struct tlb_cr_faults f;
+	struct stat st;
+	uint32_t restored;
+
+	if (cr == NULL || cr->side != CR_SIDE_NIC || cr->fd < 0)
+		return 0;
+	if (__atomic_load_n(&cr->hold, __ATOMIC_ACQUIRE) != 0) {
+		resized = true;
+		snprintf(why, sizeof(why), "truncated under an access");
+	} else if (fstat(cr->fd, &st) == 0 && st.st_size != (off_t)cr->len) {
+		resized = true;
+		snprintf(why, sizeof(why), "%jd bytes instead of %zu",
+			 (intmax_t)st.st_size, cr->len);
+	} else {
+		cr_header_diff(cr, why, sizeof(why));
+		header = why[0] != '\0';
+		/* Truncated while we read it: zeros, not a rewrite. */
+		if (__atomic_load_n(&cr->hold, __ATOMIC_ACQUIRE) != 0) {
+			header = false;
+			resized = true;
+			snprintf(why, sizeof(why), "truncated under an access");
+		}
+	}
+	if (resized || header) {
+		/* Counted once per fault found, not per retry of its
+		 * repair. */
+		if (!cr->repair_pending)
+			cr_count(cr, resized ? CR_F_SIZE : CR_F_HEADER);
+		cr_fault_all(cr, resized);
+		cr->repair_pending = cr_repair(cr, resized) != 0;
+		if (!cr->repair_pending)
+			cr_count(cr, CR_F_REPAIR);
+	} else {
+		uint64_t epoch = cr_live_epoch(cr);
+
+		__atomic_store_n(&cr->good_epoch, epoch, __ATOMIC_RELEASE);
+		restored = cr_restore(cr, epoch);
+		if (restored != 0)
+			__atomic_add_fetch(&cr->fault[CR_F_RESTORE], restored,
+					   __ATOMIC_RELAXED);
+	}
+
+	tlb_cr_faults(cr, &f);
+	for (int k = 0; k < CR_F_N; k++) {
+		uint64_t now = __atomic_load_n(&cr->fault[k], __ATOMIC_ACQUIRE);
+		/* What this check found, on the line of its kind. */
+		const char *detail = (k == CR_F_SIZE && resized) ||
+				     (k == CR_F_HEADER && header) ? why : "";
+
+		if (now == cr->logged[k])
+			continue;
+		events++;
+		if (k == CR_F_RESTORE)
+			cr_log(log, arg, false,
+			       "credit ring %s: %" PRIu64 " %s (a host attached, epoch %#" PRIx64 "); %" PRIu32 " cores still in fallback",
+			       cr->name, now - cr->logged[k], what[k],
+			       cr->good_epoch, f.fallback_cores);
+		else
+			cr_log(log, arg, k != CR_F_REPAIR,
+			       "credit ring %s: %" PRIu64 " %s%s%s%s; %" PRIu32 " cores in fallback (%s) until a host attaches again; totals: sigbus %" PRIu64 " size %" PRIu64 " header %" PRIu64 " index %" PRIu64 " record %" PRIu64 " repairs %" PRIu64,
+			       cr->name, now - cr->logged[k], what[k],
+			       detail[0] != '\0' ? " (" : "", detail,
+			       detail[0] != '\0' ? ")" : "",
+			       f.fallback_cores,
+			       cr->inband_fallback ? "credits in-band" :
+						     "out of rotation",
+			       f.sigbus, f.size_changes, f.bad_header,
+			       f.bad_index, f.bad_record, f.repairs);
+		cr->logged[k] = now;
+	}
+	return events;
 }

@@ -59,6 +59,22 @@ none_core_info(const void *ctx, uint32_t core,
 	memset(out, 0, sizeof(*out));
 }
 
+/* No host memory: nothing a host can break. */
+static void
+none_faults(const void *ctx, struct tlb_cr_faults *out)
+{
+	(void)ctx;
+	memset(out, 0, sizeof(*out));
+}
+
+static bool
+none_fallback(const void *ctx, uint32_t core)
+{
+	(void)ctx;
+	(void)core;
+	return false;
+}
+
 static void
 none_close(struct tlb_transport *t)
 {
@@ -73,6 +89,10 @@ static const struct tlb_transport_ops none_ops = {
 	.host_epoch = none_host_epoch,
 	.doorbell = NULL,
 	.core_info = none_core_info,
+	.check = NULL,
+	.faults = none_faults,
+	.fallback = none_fallback,
+	.set_inband_fallback = NULL,
 	.close = none_close,
 };
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * The shared-memory host transport: the credit ring, where the NIC side
  * and the host share one memory (the emulated topology; a host-side NIC
- * deployment). Each operation is the credit ring's own.
+ * deployment). Each operation is the credit ring's own, the fault
+ * handling included (credit_ring.h: a SIGBUS guard, validation in the
+ * drain, tlb_cr_check for the control thread).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +56,30 @@ shm_core_info(const void *ctx, uint32_t core,
 	tlb_cr_kick_stats(ctx, core, &out->kick);
 }
 
+static unsigned int
+shm_check(void *ctx, tlb_cr_log_fn *log, void *arg)
+{
+	return tlb_cr_check(ctx, log, arg);
+}
+
+static void
+shm_faults(const void *ctx, struct tlb_cr_faults *out)
+{
+	tlb_cr_faults(ctx, out);
+}
+
+static bool
+shm_fallback(const void *ctx, uint32_t core)
+{
+	return tlb_cr_fallback(ctx, core);
+}
+
+static void
+shm_set_inband_fallback(void *ctx, bool on)
+{
+	tlb_cr_set_inband_fallback(ctx, on);
+}
+
 /* What it created, it destroys. */
 static void
 shm_close(struct tlb_transport *t)
@@ -73,6 +99,10 @@ static const struct tlb_transport_ops shm_ops = {
 	.host_epoch = shm_host_epoch,
 	.doorbell = shm_doorbell,
 	.core_info = shm_core_info,
+	.check = shm_check,
+	.faults = shm_faults,
+	.fallback = shm_fallback,
+	.set_inband_fallback = shm_set_inband_fallback,
 	.close = shm_close,
 };
 

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -309,7 +311,11 @@ test_wrap_around(void **state)
 	tlb_cr_destroy(nic, true);
 }
 
-/* The free-running 32-bit positions wrap past 2^32 without a hiccup. */
+/* The free-running 32-bit positions wrap past 2^32 without a hiccup. The
+ * positions are set before anyone maps the region, and the host handle
+ * drains too: a handle's consumer position is its own copy, taken from
+ * the region when it maps it (the NIC side's starts at 0 and never reads
+ * the region's back). */
 static void
 test_counter_wrap(void **state)
 {
@@ -335,7 +341,7 @@ test_counter_wrap(void **state)
 			in[i] = rec_for(seq_in + i);
 		assert_int_equal(tlb_cr_post(host, 1, in, 5), 5);
 		seq_in += 5;
-		got = tlb_cr_drain(nic, 1, out, 16);
+		got = tlb_cr_drain(host, 1, out, 16);
 		assert_int_equal(got, 5);
 		for (unsigned int i = 0; i < got; i++)
 			assert_true(out[i].host_ts_ns == seq_out + i);
@@ -351,12 +357,81 @@ test_counter_wrap(void **state)
 	tlb_cr_destroy(nic, true);
 }
 
-/* A producer position the consumer cannot trust is neither drained nor
- * posted past; the next attach repairs it. */
+/* A producer position the consumer cannot trust is not drained: it is
+ * counted, set back to the consumer's (so that the host can post again),
+ * and the core falls back (reads OFFLINE) until a host attaches again;
+ * its validated records are still drained meanwhile. */
 static void
 test_corrupt_positions(void **state)
 {
 	struct tlb_credit in = rec_for(7), out[32];
+	struct tlb_cr_faults f;
+	struct tlb_cr *nic, *host;
+	uint8_t *raw;
+	char name[64];
+	size_t len;
+
+	(void)state;
+	make_name(name, sizeof(name));
+	nic = create_ok(name, 2, 16);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	raw = raw_map(name, &len);
+	*slot_word(raw, 16, 0, OFF_PROD) = 16 + 5;
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 0);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.bad_index, 1);
+	assert_int_equal(f.fallback_cores, 1);
+	assert_true(tlb_cr_fallback(nic, 0));
+	assert_false(tlb_cr_fallback(nic, 1));
+	assert_int_equal(tlb_cr_state(nic, 0), TLB_RUN_OFFLINE);
+	assert_int_equal(tlb_cr_state(nic, 1), TLB_RUN_RUNNING);
+	/* Reset to the consumer's position: the host posts again, and
+	 * what it posts is drained (work already charged is paid back). */
+	assert_int_equal(*slot_word(raw, 16, 0, OFF_PROD), 0);
+	assert_int_equal(tlb_cr_post(host, 0, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 1);
+	assert_memory_equal(&out[0], &in, sizeof(in));
+
+	/* Behind the consumer is as impossible as far ahead. */
+	*slot_word(raw, 16, 0, OFF_PROD) = UINT32_MAX;
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 0);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.bad_index, 2);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 1);
+	/* Still the same host: still in fallback. */
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+	assert_true(tlb_cr_fallback(nic, 0));
+
+	tlb_cr_detach(host);
+	host = attach_ok(name);
+	assert_int_equal(*slot_word(raw, 16, 0, OFF_PROD),
+			 *slot_word(raw, 16, 0, OFF_CONS));
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 1);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.restores, 1);
+	assert_int_equal(f.fallback_cores, 0);
+	assert_false(tlb_cr_fallback(nic, 0));
+	assert_int_equal(tlb_cr_post(host, 0, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 1);
+	assert_memory_equal(&out[0], &in, sizeof(in));
+
+	munmap(raw, len);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+}
+
+/* The consumer never reads its position back from the region: a host
+ * that moves cons_tail back cannot have records credited twice. */
+static void
+test_consumer_position_private(void **state)
+{
+	struct tlb_credit in[3] = { rec_for(1), rec_for(2), rec_for(3) };
+	struct tlb_credit out[16];
+	struct tlb_credit_sum sum[2];
+	uint32_t core = 0;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
 	char name[64];
@@ -367,24 +442,291 @@ test_corrupt_positions(void **state)
 	nic = create_ok(name, 1, 16);
 	host = attach_ok(name);
 	raw = raw_map(name, &len);
-	*slot_word(raw, 16, 0, OFF_PROD) = 16 + 5;
-	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 0);
-	assert_int_equal(tlb_cr_post(host, 0, &in, 1), 0);
-	*slot_word(raw, 16, 0, OFF_PROD) = UINT32_MAX; /* behind cons_tail */
-	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 0);
-	assert_int_equal(tlb_cr_post(host, 0, &in, 1), 0);
-
-	tlb_cr_detach(host);
-	host = attach_ok(name);
-	assert_int_equal(*slot_word(raw, 16, 0, OFF_PROD),
-			 *slot_word(raw, 16, 0, OFF_CONS));
-	assert_int_equal(tlb_cr_post(host, 0, &in, 1), 1);
-	assert_int_equal(tlb_cr_drain(nic, 0, out, 32), 1);
-	assert_memory_equal(&out[0], &in, sizeof(in));
+	assert_int_equal(tlb_cr_post(host, 0, in, 3), 3);
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 16), 3);
+	assert_int_equal(*slot_word(raw, 16, 0, OFF_CONS), 3);
+	*slot_word(raw, 16, 0, OFF_CONS) = 0;
+	assert_int_equal(tlb_cr_drain(nic, 0, out, 16), 0);
+	assert_int_equal(tlb_cr_drain_sums(nic, &core, 1, 16, sum), 0);
+	assert_false(tlb_cr_fallback(nic, 0));
 
 	munmap(raw, len);
 	tlb_cr_detach(host);
 	tlb_cr_destroy(nic, true);
+}
+
+/* A record no host writes (more work than its completions can carry) is
+ * not credited, nor is its batch; the core falls back. With in-band
+ * fallback the core reads RUNNING and its records are dropped. */
+static void
+test_bad_record(void **state)
+{
+	struct tlb_credit good = rec_for(5), bad = rec_for(6), out[16];
+	struct tlb_credit_sum sum[2];
+	uint32_t cores[2] = { 0, 1 };
+	struct tlb_cr_faults f;
+	struct tlb_cr *nic, *host;
+	uint8_t *raw;
+	char name[64];
+	size_t len;
+
+	(void)state;
+	make_name(name, sizeof(name));
+	nic = create_ok(name, 2, 16);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	bad.completions = 2;
+	bad.work_ns = 2ull * UINT32_MAX + 1;
+	assert_int_equal(tlb_cr_post(host, 1, &good, 1), 1);
+	assert_int_equal(tlb_cr_post(host, 1, &bad, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 2, 16, sum), 0);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.bad_record, 1);
+	assert_true(tlb_cr_fallback(nic, 1));
+	assert_int_equal(tlb_cr_state(nic, 1), TLB_RUN_OFFLINE);
+	/* The most a record can carry is fine. */
+	bad.work_ns = 2ull * UINT32_MAX;
+	assert_int_equal(tlb_cr_post(host, 1, &bad, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 2, 16, sum), 1);
+	assert_int_equal(sum[0].idx, 1);
+	assert_int_equal(sum[0].completions, 2);
+
+	tlb_cr_set_inband_fallback(nic, true);
+	assert_int_equal(tlb_cr_state(nic, 1), TLB_RUN_RUNNING);
+	assert_int_equal(tlb_cr_post(host, 1, &good, 1), 1);
+	assert_int_equal(tlb_cr_drain(nic, 1, out, 16), 0);
+	/* ...drained all the same: the host's ring does not fill. */
+	raw = raw_map(name, &len);
+	assert_int_equal(*slot_word(raw, 16, 1, OFF_CONS), 4);
+
+	munmap(raw, len);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+}
+
+static unsigned int logged_warn, logged_info;
+static char logged_last[512];
+
+static void
+log_collect(void *arg, bool warn, const char *msg)
+{
+	(void)arg;
+	if (warn)
+		logged_warn++;
+	else
+		logged_info++;
+	strlcpy(logged_last, msg, sizeof(logged_last));
+}
+
+static off_t
+object_size(const char *name)
+{
+	struct stat st;
+	int fd = shm_open(name, O_RDONLY, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	close(fd);
+	return st.st_size;
+}
+
+static void
+object_truncate(const char *name, off_t size)
+{
+	int fd = shm_open(name, O_RDWR, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	close(fd);
+}
+
+/* A host truncates the region under the NIC side: the NIC side's next
+ * access does not kill it (the SIGBUS guard), every core falls back, the
+ * host epoch does not move, and the check repairs the region; the old
+ * host's records flow again once the consumer resynced, and a host that
+ * attaches again restores ring credits. */
+static void
+test_truncate_caught(void **state)
+{
+	struct tlb_credit in = rec_for(9), out[16];
+	struct tlb_credit_sum sum[4];
+	uint32_t cores[4] = { 0, 1, 2, 3 };
+	struct tlb_cr_faults f;
+	struct tlb_cr *nic, *host, *host2;
+	char name[64], err[256];
+	uint64_t epoch;
+	size_t len;
+
+	(void)state;
+	make_name(name, sizeof(name));
+	nic = create_ok(name, 4, 16);
+	len = tlb_cr_region_size(4, 16);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+	epoch = tlb_cr_host_epoch(nic);
+	assert_int_equal(tlb_cr_post(host, 2, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 4, 16, sum), 1);
+
+	object_truncate(name, 0);
+	/* Each of these touches the region: none may fault. */
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 4, 16, sum), 0);
+	assert_int_equal(tlb_cr_drain(nic, 3, out, 16), 0);
+	tlb_cr_ring_doorbell(nic, 1);
+	assert_int_equal(tlb_cr_state(nic, 1), TLB_RUN_OFFLINE);
+	assert_int_equal(tlb_cr_host_epoch(nic), epoch);
+	tlb_cr_faults(nic, &f);
+	assert_true(f.sigbus >= 1);
+	assert_int_equal(f.bad_index, 0);
+	assert_int_equal(f.fallback_cores, 4);
+
+	logged_warn = logged_info = 0;
+	assert_true(tlb_cr_check(nic, log_collect, NULL) >= 2);
+	assert_true(logged_warn >= 2);
+	assert_non_null(strstr(logged_last, name));
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.size_changes, 1);
+	assert_int_equal(f.repairs, 1);
+	assert_int_equal(object_size(name), (off_t)len);
+	assert_int_equal(tlb_cr_host_epoch(nic), epoch);
+	/* The old host's mapping is valid again; after the consumer's
+	 * resync its records come through (not restored: still fallback). */
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 4, 16, sum), 0);
+	assert_int_equal(tlb_cr_post(host, 2, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 4, 16, sum), 1);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+	assert_true(tlb_cr_fallback(nic, 0));
+
+	/* A good header again: a host can attach, and that restores. */
+	assert_int_equal(tlb_cr_attach(name, &host2, err, sizeof(err)), 0);
+	assert_int_not_equal(tlb_cr_host_epoch(nic), epoch);
+	logged_info = 0;
+	assert_int_equal(tlb_cr_check(nic, log_collect, NULL), 1);
+	assert_int_equal(logged_info, 1);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.restores, 4);
+	assert_int_equal(f.fallback_cores, 0);
+	tlb_cr_set_state(host2, 1, TLB_RUN_RUNNING);
+	assert_int_equal(tlb_cr_state(nic, 1), TLB_RUN_RUNNING);
+	assert_int_equal(tlb_cr_post(host2, 1, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 4, 16, sum), 1);
+
+	tlb_cr_detach(host2);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+}
+
+/* A region grown, or its header rewritten: found by the check, counted,
+ * repaired; every core falls back until a host attaches again. */
+static void
+test_resize_and_header(void **state)
+{
+	struct tlb_credit in = rec_for(3);
+	struct tlb_credit_sum sum[2];
+	uint32_t cores[2] = { 0, 1 };
+	struct tlb_cr_faults f;
+	struct tlb_cr *nic, *host;
+	uint8_t *raw;
+	char name[64];
+	size_t len, rlen;
+	uint32_t magic;
+
+	(void)state;
+	make_name(name, sizeof(name));
+	nic = create_ok(name, 2, 16);
+	len = tlb_cr_region_size(2, 16);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
+
+	object_truncate(name, (off_t)len + 4096);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 2);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.size_changes, 1);
+	assert_int_equal(f.sigbus, 0);
+	assert_int_equal(f.fallback_cores, 2);
+	assert_int_equal(object_size(name), (off_t)len);
+	/* The consumer sets the positions back to its own (a resized
+	 * region's contents are not trusted). */
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 2, 16, sum), 0);
+
+	tlb_cr_detach(host);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 1);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.fallback_cores, 0);
+
+	raw = raw_map(name, &rlen);
+	memcpy(&magic, raw, sizeof(magic));
+	*(uint32_t *)raw = 0xdeadbeefu;
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 2);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.bad_header, 1);
+	assert_int_equal(f.fallback_cores, 2);
+	assert_memory_equal(raw, &magic, sizeof(magic));
+	/* The positions were not lost: records still drain. */
+	assert_int_equal(tlb_cr_post(host, 1, &in, 1), 1);
+	assert_int_equal(tlb_cr_drain_sums(nic, cores, 2, 16, sum), 1);
+	/* Impossible dimensions, the closed flag: rewrites too. */
+	((struct tlb_cr_header *)raw)->ring_size = 1u << 20;
+	assert_true(tlb_cr_check(nic, NULL, NULL) >= 1);
+	((struct tlb_cr_header *)raw)->flags = TLB_CR_F_CLOSED;
+	assert_true(tlb_cr_check(nic, NULL, NULL) >= 1);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.bad_header, 3);
+	assert_int_equal(tlb_cr_validate(raw, rlen, NULL, 0), 0);
+
+	tlb_cr_detach(host);
+	host = attach_ok(name);
+	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 1);
+	tlb_cr_faults(nic, &f);
+	assert_int_equal(f.fallback_cores, 0);
+	munmap(raw, rlen);
+	tlb_cr_detach(host);
+	tlb_cr_destroy(nic, true);
+}
+
+/* The guard takes only its own faults: a SIGBUS anywhere else still
+ * kills the process as it would have. In a child whose SIGBUS is the
+ * default again (cmocka has its own handler in the test process). */
+static void
+test_foreign_sigbus_kills(void **state)
+{
+	char name[64];
+	pid_t pid;
+	int st;
+
+	(void)state;
+	make_name(name, sizeof(name));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char other[80], err[256];
+		volatile uint8_t *p;
+		struct tlb_cr *nic;
+		int fd;
+
+		signal(SIGBUS, SIG_DFL);
+		/* A guard that took this fault would run it again forever. */
+		alarm(10);
+		if (tlb_cr_create(name, 1, 16, 0600, &nic, err,
+				  sizeof(err)) != 0)
+			_exit(2);
+		shm_unlink(name);
+		snprintf(other, sizeof(other), "%s-other", name);
+		fd = shm_open(other, O_CREAT | O_RDWR, 0600);
+		shm_unlink(other);
+		if (fd < 0 || ftruncate(fd, 4096) != 0)
+			_exit(2);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 0);
+		if (p == MAP_FAILED || ftruncate(fd, 0) != 0)
+			_exit(2);
+		(void)p[0];
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGBUS);
 }
 
 #define PC_RING 1024u
@@ -969,6 +1311,11 @@ main(void)
 		TEST(test_wrap_around),
 		TEST(test_counter_wrap),
 		TEST(test_corrupt_positions),
+		TEST(test_consumer_position_private),
+		TEST(test_bad_record),
+		TEST(test_truncate_caught),
+		TEST(test_resize_and_header),
+		TEST(test_foreign_sigbus_kills),
 		TEST(test_threads_two_mappings),
 		TEST(test_threads_one_mapping),
 		TEST(test_host_restart),

@@ -9,8 +9,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "turbolb/transport.h"
@@ -139,6 +141,101 @@ test_shm_drain_sums(void **state)
 	tlb_transport_close(t);
 }
 
+static unsigned int n_logged;
+
+static void
+count_log(void *arg, bool warn, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+	n_logged += warn;
+}
+
+/* A host that truncates the ring and writes impossible positions: the
+ * transport's operations do not fault, the faults are counted and
+ * logged through check, the cores fall back (OFFLINE: nothing new is
+ * charged to them; RUNNING with in-band fallback) and come back when a
+ * host attaches again. */
+static void
+test_shm_faults(void **state)
+{
+	const uint32_t cores[3] = { 0, 1, 2 };
+	struct tlb_credit rec = { .completions = 2, .work_ns = 10 };
+	struct tlb_credit_sum sum[3];
+	struct tlb_transport *t;
+	struct tlb_cr_faults f;
+	struct tlb_cr *host;
+	uint32_t *prod;
+	char err[256];
+	uint64_t epoch;
+	int fd;
+
+	(void)state;
+	assert_int_equal(tlb_transport_shm_create(ring_name, 3, 16, 0600,
+						  (gid_t)-1, &t, err,
+						  sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	for (uint32_t c = 0; c < 3; c++)
+		tlb_cr_set_state(host, c, TLB_RUN_RUNNING);
+	assert_int_equal(tlb_transport_check(t, count_log, NULL), 0);
+	epoch = tlb_transport_host_epoch(t);
+
+	/* An impossible position on core 1 (its prod_head, from the layout
+	 * in credit_ring.h). */
+	fd = shm_open(ring_name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	prod = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	assert_true(prod != MAP_FAILED);
+	prod[(64 + 192 + 16 * 32 + 0) / 4] = 1000;
+	assert_int_equal(tlb_cr_post(host, 0, &rec, 1), 1);
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 3, 8, sum), 1);
+	assert_int_equal(sum[0].idx, 0);
+	assert_true(tlb_transport_fallback(t, 1));
+	assert_false(tlb_transport_fallback(t, 0));
+	assert_int_equal(tlb_transport_state(t, 1), TLB_RUN_OFFLINE);
+	tlb_transport_set_inband_fallback(t, true);
+	assert_int_equal(tlb_transport_state(t, 1), TLB_RUN_RUNNING);
+	tlb_transport_set_inband_fallback(t, false);
+	n_logged = 0;
+	assert_int_equal(tlb_transport_check(t, count_log, NULL), 1);
+	assert_int_equal(n_logged, 1);
+
+	/* Truncated: every core falls back, no signal. */
+	munmap(prod, 4096);
+	assert_int_equal(ftruncate(fd, 0), 0);
+	close(fd);
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 3, 8, sum), 0);
+	assert_int_equal(tlb_transport_host_epoch(t), epoch);
+	for (uint32_t c = 0; c < 3; c++) {
+		assert_true(tlb_transport_fallback(t, c));
+		assert_int_equal(tlb_transport_state(t, c), TLB_RUN_OFFLINE);
+	}
+	assert_true(tlb_transport_check(t, count_log, NULL) >= 2);
+	tlb_transport_faults(t, &f);
+	assert_int_equal(f.bad_index, 1);
+	assert_true(f.sigbus >= 1);
+	assert_int_equal(f.size_changes, 1);
+	assert_int_equal(f.repairs, 1);
+	assert_int_equal(f.fallback_cores, 3);
+
+	/* A host attaches to the repaired ring: ring credits again. */
+	tlb_cr_detach(host);
+	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_transport_check(t, count_log, NULL), 1);
+	tlb_transport_faults(t, &f);
+	assert_int_equal(f.fallback_cores, 0);
+	assert_int_equal(f.restores, 3);
+	(void)tlb_transport_drain_sums(t, cores, 3, 8, sum); /* resync */
+	tlb_cr_set_state(host, 2, TLB_RUN_RUNNING);
+	assert_int_equal(tlb_transport_state(t, 2), TLB_RUN_RUNNING);
+	assert_int_equal(tlb_cr_post(host, 2, &rec, 1), 1);
+	assert_int_equal(tlb_transport_drain_sums(t, cores, 3, 8, sum), 1);
+	assert_int_equal(sum[0].idx, 2);
+	assert_int_equal(sum[0].completions, 2);
+	tlb_cr_detach(host);
+	tlb_transport_close(t);
+}
+
 static void
 test_shm_wrap_leaves_ring(void **state)
 {
@@ -204,6 +301,14 @@ test_none(void **state)
 	assert_int_equal(info.tid, 0);
 	assert_false(info.off_cpu);
 	assert_int_equal(info.kick.kicks_served, 0);
+	/* Nothing a host can break. */
+	struct tlb_cr_faults f;
+	memset(&f, 0xff, sizeof(f));
+	tlb_transport_faults(t, &f);
+	assert_int_equal(f.sigbus + f.bad_index + f.fallback_cores, 0);
+	assert_false(tlb_transport_fallback(t, 3));
+	assert_int_equal(tlb_transport_check(t, NULL, NULL), 0);
+	tlb_transport_set_inband_fallback(t, true);
 	tlb_transport_close(t);
 	tlb_transport_close(NULL);
 }
@@ -214,6 +319,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_shm_round_trip, setup_name),
 		cmocka_unit_test_setup(test_shm_drain_sums, setup_name),
+		cmocka_unit_test_setup(test_shm_faults, setup_name),
 		cmocka_unit_test_setup(test_shm_wrap_leaves_ring, setup_name),
 		cmocka_unit_test_setup(test_shm_create_error, setup_name),
 		cmocka_unit_test(test_none),
