@@ -47,6 +47,7 @@ struct tlb_tel_core {
 	uint8_t running;
 	uint64_t stale_events;
 	uint64_t written_off;  /* requests written off at this core */
+	uint8_t credit_fallback; /* its ring broken: in-band credits */
 	bool has_host;         /* a host transport: host is filled */
 	struct tlb_transport_core_info host;
 };

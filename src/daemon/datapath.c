@@ -522,7 +522,9 @@ on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
 	    uint16_t svc_class)
 {
 	if (first) {
-		if (dp->credits == TLB_CREDITS_INBAND) {
+		if (dp->credits == TLB_CREDITS_INBAND ||
+		    unlikely(dp->credit_fallback[core / 64] &
+			     (1ull << (core % 64)))) {
 			uint64_t extra = tlb_lv_on_complete(dp->lv, core, 1,
 							    work_ns);
 
@@ -689,6 +691,15 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 
 			if (online != (bool)dp->lv->core[i].online)
 				tlb_lv_set_online(dp->lv, i, online);
+			if (dp->credits == TLB_CREDITS_RING) {
+				uint64_t bit = 1ull << (i % 64);
+
+				if (tlb_transport_fallback(dp->host,
+							   dp->core_id[i]))
+					dp->credit_fallback[i / 64] |= bit;
+				else
+					dp->credit_fallback[i / 64] &= ~bit;
+			}
 			if ((st == TLB_RUN_RUNNING) != dp->lv->core[i].running)
 				tlb_lv_set_running(dp->lv, i,
 						   st == TLB_RUN_RUNNING);
@@ -1033,10 +1044,13 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	}
 	tlb_lv_init(dp->lv, dp->n_cores);
 	/* With credits from the ring, a core is offline until its host
-	 * thread says otherwise. */
-	if (host != NULL && dp->credits == TLB_CREDITS_RING)
+	 * thread says otherwise. A core whose ring the transport finds
+	 * broken stays in rotation on in-band credits (credit_fallback). */
+	if (host != NULL && dp->credits == TLB_CREDITS_RING) {
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			tlb_lv_set_online(dp->lv, i, false);
+		tlb_transport_set_inband_fallback(host, true);
+	}
 
 	struct tlb_port_ref ref = cfg->ports.uplink;
 

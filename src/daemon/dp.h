@@ -154,6 +154,11 @@ struct tlb_dp {
 	 * the next request go */
 	uint64_t target_owed[TLB_MAX_CORES / 64];
 	uint8_t target_round;
+	/* credits: ring, cores whose ring the transport found broken
+	 * (tlb_transport_fallback()), a bit each, read every housekeeping:
+	 * their responses count their completions until a host attaches
+	 * again */
+	uint64_t credit_fallback[TLB_MAX_CORES / 64];
 	uint64_t poll_tsc;        /* TSC at the start of the current poll */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	uint64_t stale_timeout_ns;

@@ -156,6 +156,9 @@ read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
 	row->running = c->running;
 	row->stale_events = tlb_counter_read(&c->stale_events);
 	row->written_off = tlb_counter_read(&c->written_off);
+	row->credit_fallback =
+		(uint8_t)(__atomic_load_n(&dp->credit_fallback[i / 64],
+					  __ATOMIC_RELAXED) >> (i % 64) & 1);
 	row->has_host = dp->host != NULL;
 	if (row->has_host)
 		tlb_transport_core_info(dp->host, dp->core_id[i], &row->host);

@@ -29,6 +29,7 @@ tlb_tel_core_fields(const struct tlb_tel_core *c, const struct tlb_tel_sink *s)
 	s->u64(s->arg, "running", c->running);
 	s->u64(s->arg, "stale_events", c->stale_events);
 	s->u64(s->arg, "written_off", c->written_off);
+	s->u64(s->arg, "credit_fallback", c->credit_fallback);
 	s->u64(s->arg, "dispatcher", c->dispatcher);
 	if (!c->has_host)
 		return;

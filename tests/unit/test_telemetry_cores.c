@@ -108,6 +108,8 @@ worst_row(uint32_t id)
 		.stale = UINT8_MAX,
 		.running = UINT8_MAX,
 		.stale_events = UINT64_MAX,
+		.written_off = UINT64_MAX,
+		.credit_fallback = 1,
 		.has_host = true,
 		.host = {
 			.tid = UINT32_MAX,
