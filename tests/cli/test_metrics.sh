@@ -36,6 +36,14 @@ fi
 
 ctl() { ${MESON_EXE_WRAPPER:-} "$ctl" -f "$TOPO_DPREFIX" "$@"; }
 
+# topo_init, remembering the run folder: removed when every check passed,
+# kept with its logs otherwise.
+runs=()
+init() {
+	topo_init "$1"
+	runs+=("$TOPO_RUN")
+}
+
 # A port of 127.0.0.1 nobody listens on now. Another process may take it
 # before turbolbd does: then turbolbd fails to start and says why, and the
 # test fails with its log (no retry loop around a race it cannot win).
@@ -48,7 +56,7 @@ free_port() {
 run() {
 	local listen=$1 name=$2
 	shift 2
-	topo_init "metrics-$name"
+	init "metrics-$name"
 	topo_config cores=4 policy=jsq credits=ring
 	listen=${listen//@RUN@/$TOPO_RUN}
 	printf 'metrics:\n  listen: "%s"\n' "$listen" >>"$TOPO_RUN/turbolbd.yaml"
@@ -104,7 +112,7 @@ run "" turbolbctl ctl metrics
 
 # The daemon and turbolbctl print the same text for the same counters:
 # compare both on one idle daemon, except the two values that move.
-topo_init metrics-same
+init metrics-same
 topo_config cores=4
 printf 'metrics:\n  listen: "unix:%s/metrics.sock"\n' "$TOPO_RUN" >>"$TOPO_RUN/turbolbd.yaml"
 if topo_start_daemon; then
@@ -116,5 +124,26 @@ else
 fi
 topo_stop
 
+# An address it cannot listen on fails the start-up, with the reason: here
+# a regular file where the socket would go, which turbolbd never removes.
+init metrics-refused
+topo_config cores=4
+echo keep >"$TOPO_RUN/file"
+printf 'metrics:\n  listen: "unix:%s/file"\n' "$TOPO_RUN" >>"$TOPO_RUN/turbolbd.yaml"
+${MESON_EXE_WRAPPER:-} "$TLBD" -c "$TOPO_RUN/turbolbd.yaml" >"$TOPO_RUN/turbolbd.log" 2>&1 &
+pid=$!
+TOPO_PIDS+=("$pid")
+topo_wait "! kill -0 $pid 2>/dev/null" 60
+wait "$pid"
+rc=$?
+check "a file at the socket's path: turbolbd exits 1 (got $rc)" eq "$rc" 1
+check "... saying why" grep -q "exists and is not a socket" "$TOPO_RUN/turbolbd.log"
+check "... and leaves the file" eq "$(cat "$TOPO_RUN/file")" keep
+topo_stop
+
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+if [ "$fail" -ne 0 ]; then
+	echo "# logs: ${runs[*]}"
+	exit 1
+fi
+rm -rf "${runs[@]}"
