@@ -6,7 +6,8 @@ set -euo pipefail
 packages=(
 	build-essential gcc clang pkg-config meson ninja-build
 	libdpdk-dev dpdk-dev dpdk
-	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev
+	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev libevent-dev
+	python3-prometheus-client
 	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
 )
 

@@ -129,9 +129,28 @@ struct tlb_config {
 	} telemetry;
 
 	struct {
+		/* The Prometheus endpoint: "HOST:PORT", "[V6ADDR]:PORT" or
+		 * "unix:PATH"; "" (the default): no endpoint */
+		char listen[TLB_CFG_STR_MAX];
+	} metrics;
+
+	struct {
 		enum tlb_log_level level;            /* default info */
 	} log;
 };
+
+/* metrics.listen, parsed: a TCP address or a unix socket path. */
+struct tlb_listen_addr {
+	bool is_unix;
+	char host[TLB_CFG_STR_MAX]; /* TCP: a numeric address or a name */
+	uint16_t port;              /* TCP: 1..65535 */
+	char path[108];             /* unix: sun_path, NUL-terminated */
+};
+
+/* Parses a metrics.listen value. Returns 0, or -1 with err filled (why,
+ * without the key's name or position). */
+int tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a,
+			  char *err, size_t errlen);
 
 /* Fills every field with its default (no targets, no uplink). */
 void tlb_config_defaults(struct tlb_config *cfg);

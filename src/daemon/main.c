@@ -2,7 +2,7 @@
  * turbolbd: the on-NIC RPC load balancer daemon.
  *
  * Start-up: config -> EAL -> ports -> credit ring -> dispatcher state ->
- * telemetry -> poll loops on the datapath lcores; the main lcore waits for
+ * telemetry and the metrics endpoint -> poll loops on the datapath lcores; the main lcore waits for
  * a signal. Shutdown runs the same steps backwards.
  */
 #include <getopt.h>
@@ -27,6 +27,7 @@
 #include "dp.h"
 #include "eal.h"
 #include "log.h"
+#include "metrics.h"
 #include "port.h"
 #include "sd_notify.h"
 #include "telemetry.h"
@@ -295,6 +296,9 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	tlb_control_init(cfg);
 	if (cfg->telemetry.enabled)
 		tlb_telemetry_register();
+	/* After the dispatchers exist: the endpoint reads them. */
+	if (tlb_metrics_start(cfg) != 0)
+		goto out;
 
 	char summary[512];
 	tlb_config_summary(cfg, summary, sizeof(summary));
@@ -306,12 +310,14 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 	tlb_sd_notifyf("READY=1\nSTATUS=%s", summary);
 	control_loop(host);
 	TLB_LOG(NOTICE, main, "stopping");
+	tlb_metrics_stop();
 	tlb_sd_notify("STOPPING=1");
 	rte_eal_mp_wait_lcore();
 	log_summary();
 	log_transport_faults(host);
 	rc = EXIT_SUCCESS;
 out:
+	tlb_metrics_stop();
 	for (unsigned int d = 0; d < tlb_n_dps; d++) {
 		tlb_dp_fini(tlb_dps[d]);
 		rte_free(tlb_dps[d]);

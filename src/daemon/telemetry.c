@@ -72,20 +72,17 @@ sum_kick_stats(struct tlb_cr_kick_stats *t)
 	}
 }
 
-static int
-cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+void
+tlb_telemetry_stats(const struct tlb_tel_sink *s)
 {
 	struct tlb_cr_kick_stats ks;
 	char name[64];
 	uint64_t drops = 0, fifo = 0, loops = 0;
 
-	(void)cmd;
-	(void)params;
-	rte_tel_data_start_dict(d);
 	for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++) {
 		uint64_t v = sum_counter(i);
 
-		rte_tel_data_add_dict_u64(d, tlb_dp_counter_names[i], v);
+		s->u64(s->arg, tlb_dp_counter_names[i], v);
 		if (strncmp(tlb_dp_counter_names[i], "drop_", 5) == 0)
 			drops += v;
 	}
@@ -94,7 +91,7 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 
 		snprintf(name, sizeof(name), "drop_parse_%s",
 			 tlb_parse_err_str(e));
-		rte_tel_data_add_dict_u64(d, name, v);
+		s->u64(s->arg, name, v);
 		drops += v;
 	}
 	for (unsigned int i = 0; i < tlb_n_dps; i++) {
@@ -104,24 +101,22 @@ cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
 		loops += tlb_counter_read(&tlb_dps[i]->stats.loops);
 	}
-	rte_tel_data_add_dict_u64(d, "drops", drops);
-	rte_tel_data_add_dict_u64(d, "fifo_depth", fifo);
-	rte_tel_data_add_dict_u64(d, "loops", loops);
+	s->u64(s->arg, "drops", drops);
+	s->u64(s->arg, "fifo_depth", fifo);
+	s->u64(s->arg, "loops", loops);
 	/* DPDK 22.11's /mempool/info has no in-use count. Exact when the
 	 * datapath is idle; while it runs, lcore caches change under us. */
 	struct rte_mempool *mp = rte_mempool_lookup(TLB_MBUF_POOL);
 
 	if (mp != NULL) {
-		rte_tel_data_add_dict_u64(d, "mbufs_in_use",
-					  rte_mempool_in_use_count(mp));
-		rte_tel_data_add_dict_u64(d, "mbufs_total", mp->size);
+		s->u64(s->arg, "mbufs_in_use", rte_mempool_in_use_count(mp));
+		s->u64(s->arg, "mbufs_total", mp->size);
 	}
 	sum_kick_stats(&ks);
-	rte_tel_data_add_dict_u64(d, "kicks_served", ks.kicks_served);
-	rte_tel_data_add_dict_u64(d, "kick_boosts", ks.boosts);
-	rte_tel_data_add_dict_u64(d, "kick_reverted_drain", ks.reverted_drain);
-	rte_tel_data_add_dict_u64(d, "kick_reverted_bound", ks.reverted_bound);
-	return 0;
+	s->u64(s->arg, "kicks_served", ks.kicks_served);
+	s->u64(s->arg, "kick_boosts", ks.boosts);
+	s->u64(s->arg, "kick_reverted_drain", ks.reverted_drain);
+	s->u64(s->arg, "kick_reverted_bound", ks.reverted_bound);
 }
 
 static void
@@ -136,9 +131,21 @@ sink_str(void *arg, const char *name, const char *v)
 	rte_tel_data_add_dict_string(arg, name, v);
 }
 
-/* Core i of dispatcher n (tlb_dps[n]), as it is now. */
-static void
-read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
+static int
+cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tlb_tel_sink sink = { .u64 = sink_u64, .str = sink_str,
+				     .arg = d };
+
+	(void)cmd;
+	(void)params;
+	rte_tel_data_start_dict(d);
+	tlb_telemetry_stats(&sink);
+	return 0;
+}
+
+void
+tlb_telemetry_read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
 {
 	const struct tlb_dp *dp = tlb_dps[n];
 	const struct tlb_load_view *lv = dp->lv;
@@ -209,7 +216,7 @@ cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 			rc = -ENOMEM;
 			goto out;
 		}
-		read_core(l >> 16, l & 0xffff, &row);
+		tlb_telemetry_read_core(l >> 16, l & 0xffff, &row);
 		rte_tel_data_start_dict(core);
 		sink.arg = core;
 		tlb_tel_core_fields(&row, &sink);

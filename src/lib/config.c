@@ -1042,6 +1042,25 @@ static const struct cfg_key telemetry_keys[] = {
 	KEY_END,
 };
 
+static void
+check_listen(struct cfg_ctx *ctx, const struct cfg_key *key,
+	     const yaml_node_t *node, const char *path, void *field)
+{
+	struct tlb_listen_addr a;
+	char err[160];
+
+	(void)key;
+	if (*(const char *)field == '\0')
+		return;
+	if (tlb_listen_addr_parse(field, &a, err, sizeof(err)) != 0)
+		cfg_error(ctx, node, "%s: %s", path, err);
+}
+
+static const struct cfg_key metrics_keys[] = {
+	KEY_STR("listen", C, metrics.listen, 0, check_listen),
+	KEY_END,
+};
+
 static const struct cfg_key log_keys[] = {
 	KEY_ENUM("level", C, log.level, log_level_names),
 	KEY_END,
@@ -1060,11 +1079,76 @@ static const struct cfg_key root_keys[] = {
 	KEY_MAP("host", 0, host_keys, 0, NULL),
 	KEY_MAP("kick", 0, kick_keys, 0, NULL),
 	KEY_MAP("telemetry", 0, telemetry_keys, 0, NULL),
+	KEY_MAP("metrics", 0, metrics_keys, 0, NULL),
 	KEY_MAP("log", 0, log_keys, 0, NULL),
 	KEY_END,
 };
 
 #undef C
+
+int
+tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a, char *err,
+		      size_t errlen)
+{
+	const char *colon, *host = s;
+	size_t host_len;
+	unsigned long port;
+	char *end;
+
+	memset(a, 0, sizeof(*a));
+	if (strncmp(s, "unix:", 5) == 0) {
+		a->is_unix = true;
+		if (s[5] != '/') {
+			snprintf(err, errlen, "'%s': a unix socket needs an "
+				 "absolute path (unix:/run/turbolb/metrics.sock)",
+				 s);
+			return -1;
+		}
+		if (strlen(s + 5) >= sizeof(a->path)) {
+			snprintf(err, errlen, "'%s': unix socket path longer "
+				 "than %zu characters", s, sizeof(a->path) - 1);
+			return -1;
+		}
+		strlcpy(a->path, s + 5, sizeof(a->path));
+		return 0;
+	}
+	if (s[0] == '[') {
+		const char *close = strchr(s, ']');
+
+		if (close == NULL || close[1] != ':') {
+			snprintf(err, errlen, "'%s': expected [ADDRESS]:PORT",
+				 s);
+			return -1;
+		}
+		host = s + 1;
+		host_len = (size_t)(close - host);
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL || memchr(s, ':', (size_t)(colon - s))) {
+			snprintf(err, errlen, "'%s': expected HOST:PORT, "
+				 "[ADDRESS]:PORT or unix:PATH", s);
+			return -1;
+		}
+		host_len = (size_t)(colon - s);
+	}
+	if (host_len == 0) {
+		snprintf(err, errlen, "'%s': no address before the port (to "
+			 "listen everywhere, say 0.0.0.0 or [::])", s);
+		return -1;
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] < '0' || colon[1] > '9' || *end != '\0' || errno != 0 ||
+	    port == 0 || port > 65535) {
+		snprintf(err, errlen, "'%s': port must be 1..65535", s);
+		return -1;
+	}
+	memcpy(a->host, host, host_len);
+	a->host[host_len] = '\0';
+	a->port = (uint16_t)port;
+	return 0;
+}
 
 /* ---- loading ---- */
 

@@ -27,6 +27,8 @@
 
 #include <jansson.h>
 
+#include "turbolb/metrics.h"
+
 #ifndef TLB_VERSION
 #define TLB_VERSION "unknown"
 #endif
@@ -116,6 +118,11 @@ usage(FILE *f)
 		"  reload                reload the configuration file\n"
 		"  raw CMD[,PARAMS]      send any telemetry command, e.g. "
 		"/ethdev/list\n"
+		"  metrics               stats and cores as Prometheus text "
+		"(the daemon's\n"
+		"                        metrics endpoint's), e.g. for "
+		"node_exporter's\n"
+		"                        textfile collector\n"
 		"\n"
 		"Options:\n"
 		"  -f, --file-prefix P   EAL file prefix of the daemon "
@@ -981,6 +988,125 @@ run_action(struct tel *t, const char *cmd, const char *req, const char *what,
 	return EXIT_UNSUPPORTED;
 }
 
+/* ---- metrics --------------------------------------------------------- */
+
+/* A counter of the JSON: an integer, or the text of one past INT64_MAX
+ * (quote_big_integers()). false for anything else. */
+static bool
+u64_of(const json_t *v, uint64_t *out)
+{
+	const char *s;
+	char *end;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = (uint64_t)json_integer_value(v);
+		return true;
+	}
+	if (!json_is_string(v))
+		return false;
+	s = json_string_value(v);
+	if (s[0] < '0' || s[0] > '9')
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* The answers of /turbolb/stats and /turbolb/cores (every page) as the
+ * daemon's endpoint writes them: the same formatter
+ * (include/turbolb/metrics.h). */
+static int
+print_metrics(const json_t *stats, const json_t *cores)
+{
+	struct tlb_metric_sample *s;
+	struct tlb_metric_core *c;
+	size_t ns = 0, nc = 0;
+	unsigned int unknown;
+	const char *key;
+	json_t *v;
+	int rc = EXIT_OK;
+
+	if (!json_is_object(stats) || !json_is_object(cores)) {
+		fprintf(stderr, "turbolbctl: this turbolbd does not answer "
+				"/turbolb/stats and /turbolb/cores\n");
+		return EXIT_UNSUPPORTED;
+	}
+	s = calloc(json_object_size(stats) + 1, sizeof(*s));
+	c = calloc(json_object_size(cores) + 1, sizeof(*c));
+	if (s == NULL || c == NULL) {
+		free(s);
+		free(c);
+		fprintf(stderr, "turbolbctl: out of memory\n");
+		return EXIT_UNREACHABLE;
+	}
+	json_object_foreach((json_t *)stats, key, v) {
+		if (!u64_of(v, &s[ns].value) ||
+		    strlen(key) >= sizeof(s[ns].key))
+			continue;
+		memcpy(s[ns].key, key, strlen(key) + 1);
+		ns++;
+	}
+	json_object_foreach((json_t *)cores, key, v) {
+		const json_t *st = json_object_get(v, "state");
+		uint64_t disp = 0;
+
+		if (!is_core_key(key) || !json_is_object(v))
+			continue;
+		c[nc].id = (uint32_t)strtoul(key, NULL, 10);
+		u64_of(json_object_get(v, "dispatcher"), &disp);
+		c[nc].dispatcher = (uint32_t)disp;
+		u64_of(json_object_get(v, "sent"), &c[nc].sent);
+		u64_of(json_object_get(v, "completed"), &c[nc].completed);
+		u64_of(json_object_get(v, "outstanding"), &c[nc].outstanding);
+		u64_of(json_object_get(v, "outstanding_work_ns"),
+		       &c[nc].outstanding_work_ns);
+		u64_of(json_object_get(v, "stale_events"),
+		       &c[nc].stale_events);
+		u64_of(json_object_get(v, "written_off"), &c[nc].written_off);
+		snprintf(c[nc].state, sizeof(c[nc].state), "%s",
+			 json_is_string(st) ? json_string_value(st) : "?");
+		nc++;
+	}
+	unknown = tlb_metrics_write(stdout, s, ns, c, nc);
+	if (unknown > 0)
+		fprintf(stderr, "turbolbctl: %u key%s of /turbolb/stats left "
+				"out: this turbolbctl has no description of "
+				"them (a newer turbolbd?)\n", unknown,
+			unknown == 1 ? "" : "s");
+	if (fflush(stdout) != 0)
+		rc = EXIT_UNREACHABLE;
+	free(s);
+	free(c);
+	return rc;
+}
+
+static int
+run_metrics(const struct opts *o)
+{
+	struct answer st, co;
+	struct tel t;
+	int rc;
+
+	if (tel_open(&t, o, false) != 0)
+		return EXIT_UNREACHABLE;
+	rc = tel_request(&t, "/turbolb/stats", &st);
+	if (rc != 0) {
+		report_request_error(&t, "/turbolb/stats", -rc);
+		return EXIT_UNREACHABLE;
+	}
+	rc = request_cores(&t, "/turbolb/cores", &co);
+	if (rc != 0) {
+		report_request_error(&t, "/turbolb/cores", -rc);
+		answer_free(&st);
+		return EXIT_UNREACHABLE;
+	}
+	rc = print_metrics(st.value, co.value);
+	answer_free(&st);
+	answer_free(&co);
+	tel_close(&t);
+	return rc;
+}
+
 /* ---- commands -------------------------------------------------------- */
 
 enum cmd_kind { CMD_STATS, CMD_CORES, CMD_CONFIG, CMD_POLICY, CMD_RAW };
@@ -1323,6 +1449,12 @@ main(int argc, char **argv)
 	}
 	if (arg != NULL)
 		return usage_error("'%s' takes no argument", cmd);
+	if (strcmp(cmd, "metrics") == 0) {
+		if (o.watch || o.json)
+			return usage_error("%s", "metrics prints Prometheus "
+					   "text once: no --watch, no --json");
+		return run_metrics(&o);
+	}
 	if (strcmp(cmd, "stats") == 0) {
 		w.kind = CMD_STATS;
 		w.req = "/turbolb/stats";
