@@ -8,6 +8,9 @@ packages=(
 	libdpdk-dev dpdk-dev dpdk
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev
 	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
+	# The Debian packages (debian/, tests/cli/test_debian.sh); dpkg-dev
+	# comes with build-essential.
+	debhelper lintian
 )
 
 sudo=""
