@@ -9,6 +9,9 @@ packages=(
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev libevent-dev
 	python3-prometheus-client
 	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
+	# The Debian packages (debian/, tests/cli/test_debian.sh); dpkg-dev
+	# comes with build-essential.
+	debhelper lintian
 )
 
 sudo=""
