@@ -149,7 +149,7 @@ struct bench_lat {
 	uint64_t taken;           /* requests (reqresp: responses) taken */
 	uint64_t gaps, gap_tsc;   /* in the measured window */
 	uint64_t backlogged;      /* arrivals late: the uplink or every mbuf full */
-	uint64_t t0, t1, cpu_ns;  /* the measured window */
+	uint64_t t0, t1;          /* the measured window, daemon's clock */
 	uint64_t skip, last_gap_end;
 	bool failed;
 	char error[128];

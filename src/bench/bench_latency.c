@@ -16,17 +16,22 @@
  * request on the ring, is the stamp: on a NIC a request arrives while
  * the dispatcher is busy with the poll before, and waits for it.
  *
- * This machine's preemptions: when the thread was off its CPU for longer
- * than LAT_GAP_NS between two iterations, no requests are made for the
- * gap (a client would have kept sending; a queue built up in a gap would
- * measure the scheduler, not the daemon), and the requests in flight
- * across it are counted as preempted and kept out of the "clean"
- * histogram; the full histogram keeps them.
+ * The daemon's clock: on a NIC the client and the host are other
+ * machines, and the dispatcher goes from one poll to the next. Here the
+ * benchmark's client and host run on the dispatcher's lcore between
+ * polls, so their time is taken out of the clock the arrivals, the stamps
+ * and the residences are read on: time passes only inside tlb_dp_poll().
+ *
+ * This machine's preemptions: a poll longer than LAT_GAP_NS had its
+ * thread off its CPU (a poll of a 64-core dispatcher is a few
+ * microseconds). No requests are made for such a gap (a queue built up in
+ * it would measure the scheduler, not the daemon); the requests in flight
+ * across it keep the gap in their residence, are counted as preempted and
+ * are kept out of the "clean" histogram.
  */
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_branch_prediction.h>
 #include <rte_cycles.h>
@@ -183,15 +188,6 @@ arrive(struct bench_lat *L, struct rte_mbuf *m, uint64_t tsc, uint32_t poll)
 	return true;
 }
 
-static uint64_t
-thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int
 alloc_stacks(struct bench_lat *L, struct stack *req, struct stack *resp)
 {
@@ -240,7 +236,9 @@ bench_latency_run(void *arg)
 	uint64_t gap_tsc = L->tsc_hz / (1000000000u / LAT_GAP_NS);
 	double mean_tsc = L->rate_mpps > 0 ?
 		(double)L->tsc_hz / (L->rate_mpps * 1e6) : 0;
-	uint64_t now, prev, next, t0 = 0, c0 = 0, m0 = 0;
+	/* cycles not the daemon's: the client's and the host's */
+	uint64_t excl = 0;
+	uint64_t now, next, t0 = 0, m0 = 0;
 	uint32_t poll = 0;
 	struct tlb_rng rng;
 
@@ -254,20 +252,13 @@ bench_latency_run(void *arg)
 		goto out;
 	}
 	tlb_rng_seed(&rng, L->seed);
-	now = prev = next = rte_rdtsc();
+	now = next = rte_rdtsc();
 	while (L->samples < L->packets && !L->failed) {
-		now = rte_rdtsc();
-		if (unlikely(now - prev > gap_tsc)) {
-			L->gaps++;
-			L->gap_tsc += now - prev;
-			L->last_gap_end = now;
-			if (next < now)
-				next = now; /* no arrivals in the gap */
-		}
-		prev = now;
+		uint64_t ta = rte_rdtsc(), tb, tc;
+
+		now = ta - excl;
 		if (L->skip == 0 && t0 == 0) {
 			t0 = now;
-			c0 = thread_cpu_ns();
 			m0 = L->made;
 			L->gap_tsc = 0;
 			L->gaps = 0;
@@ -301,21 +292,31 @@ bench_latency_run(void *arg)
 						   mean_tsc);
 			}
 		}
+		tb = rte_rdtsc();
+		excl += tb - ta;
 		tlb_dp_poll(dp);
-		take(L, &req, &resp, poll, rte_rdtsc());
+		tc = rte_rdtsc();
+		if (unlikely(tc - tb > gap_tsc)) {
+			L->gaps++;
+			L->gap_tsc += tc - tb;
+			L->last_gap_end = tc - excl;
+			if (next < tc - excl)
+				next = tc - excl; /* no arrivals in the gap */
+		}
+		take(L, &req, &resp, poll, tc - excl);
+		excl += rte_rdtsc() - tc;
 		poll++;
 		L->polls++;
 	}
-	L->t1 = rte_rdtsc();
+	L->t1 = rte_rdtsc() - excl;
 	L->t0 = t0;
-	L->cpu_ns = thread_cpu_ns() - c0;
 	L->measured_made = L->made - m0;
 	/* No more arrivals: every request made comes out, none is lost (a
 	 * bound on a broken run, not a timing assumption). */
 	for (uint32_t i = 0; i < (1u << 20) && L->taken < L->made &&
 	     !L->failed; i++) {
 		tlb_dp_poll(dp);
-		take(L, &req, &resp, poll, rte_rdtsc());
+		take(L, &req, &resp, poll, rte_rdtsc() - excl);
 		poll++;
 	}
 	if (L->taken != L->made && !L->failed) {
