@@ -850,7 +850,6 @@ tlb_dp_poll(struct tlb_dp *dp)
 	uint64_t now = rte_rdtsc();
 	uint64_t now_ns = tsc_to_ns(dp, now);
 	unsigned int moved = 0;
-	bool behind;
 	uint16_t n;
 
 	dp->poll_tsc = now;
@@ -859,9 +858,15 @@ tlb_dp_poll(struct tlb_dp *dp)
 		apply_update(dp);
 
 	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
-	/* A full burst: the wire is ahead of this lcore, which may hold
-	 * buffers to catch up (below). */
-	behind = n == burst;
+	/* A full burst: the wire is ahead of this lcore, which holds
+	 * buffers to catch up (below) until a poll finds the uplink empty:
+	 * switching back at the first burst that is not full would spend
+	 * the time batching saves while the backlog is still there. */
+	if (n == burst)
+		dp->behind = true;
+	else if (n == 0)
+		dp->behind = false;
+	bool behind = dp->behind;
 	if (n != 0) {
 		count(dp, TLB_DP_rx_uplink, n);
 		from_uplink_burst(dp, pkts, n, now_ns);

@@ -160,6 +160,8 @@ struct tlb_dp {
 	 * again */
 	uint64_t credit_fallback[TLB_MAX_CORES / 64];
 	uint64_t poll_tsc;        /* TSC at the start of the current poll */
+	bool behind;              /* since a full uplink burst, until an
+				     empty one */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	uint64_t stale_timeout_ns;
 	uint64_t write_off_ns;
