@@ -45,6 +45,8 @@ lg_link_check(struct lg_link *l, uint64_t now, bool link_up)
 	case LG_LINK_WAITING:
 		if (link_up)
 			break;
+		if (!l->reconnects)
+			return LG_LINK_NONE;
 		/* Started but never up: a peer that was itself still
 		 * starting may have refused the handshake, and the PMD does
 		 * not try again. */
