@@ -34,6 +34,7 @@
 
 #include "turbolb/proto.h"
 #include "lg.h"
+#include "lg_unmap_guard.h"
 
 RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
 
@@ -450,8 +451,10 @@ tx_flush(struct lg_run *r, uint64_t now)
 
 	if (r->tx_head == r->tx_n || unlikely(!lg_link_up(&r->p->link)))
 		return;
+	lg_burst_enter();
 	n = rte_eth_tx_burst(r->port, 0, &r->tx[r->tx_head],
 			     (uint16_t)(r->tx_n - r->tx_head));
+	lg_burst_exit();
 	r->tx_head = (uint16_t)(r->tx_head + n);
 	r->res.tx_pkts += n;
 	note_stall(r, r->tx_head != r->tx_n, now);
@@ -835,7 +838,9 @@ rx_step(struct lg_run *r)
 		rte_delay_us_sleep(LINK_DOWN_NAP_US);
 		return 0;
 	}
+	lg_burst_enter();
 	n = rte_eth_rx_burst(r->port, 0, pkts, BURST);
+	lg_burst_exit();
 	/* One timestamp for the burst: all of it arrived by now, and the
 	 * time spent parsing the first packets is not the later ones'. */
 	now = rte_rdtsc();
@@ -1190,6 +1195,10 @@ main(int argc, char **argv)
 		status = EXIT_SUCCESS;
 out:
 	port_teardown(&port);
+	if (lg_unmap_waits != 0)
+		LG_LOG(INFO, "%" PRIu64 " unmaps waited for a burst to end "
+			     "(the memif disconnect race, avoided)",
+		       lg_unmap_waits);
 	rte_eal_cleanup();
 out_files:
 	if (close_csv(csv, opts.csv_path) != 0 ||
