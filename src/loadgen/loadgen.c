@@ -199,6 +199,22 @@ port_restart(struct lg_port *p, uint64_t now)
 	lg_link_started(&p->link, now, true);
 }
 
+/* A memif client hands its peer receive descriptors only inside
+ * rx_burst: until its first poll after a (re)connect the peer has no room
+ * for a response and drops it. So the port is polled once as soon as its
+ * link is up, before any request goes out; nothing can be there yet. */
+static void
+port_prime(struct lg_port *p)
+{
+	struct rte_mbuf *pkts[BURST];
+	uint16_t n;
+
+	lg_burst_enter();
+	n = rte_eth_rx_burst(p->id, 0, pkts, BURST);
+	lg_burst_exit();
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
 /* Waits for the link of a port just started, restarting a memif port
  * whose handshake did not complete (lg_link_check). */
 static int
@@ -217,6 +233,7 @@ wait_link(struct lg_port *p, double seconds)
 		switch (lg_link_check(&p->link, now,
 				      link.link_status == RTE_ETH_LINK_UP)) {
 		case LG_LINK_CAME_UP:
+			port_prime(p);
 			return 0;
 		case LG_LINK_RESTART:
 			LG_LOG(WARNING, "port %u: link still down %d ms after "
@@ -524,6 +541,8 @@ link_lost(struct lg_run *r)
 				    "; waiting for it");
 }
 
+static unsigned int rx_step(struct lg_run *r);
+
 /* The link watch (lg.h): every LINK_CHECK_MS, on the polling lcore. */
 static void
 link_watch(struct lg_run *r, uint64_t now)
@@ -548,6 +567,9 @@ link_watch(struct lg_run *r, uint64_t now)
 		r->res.port_restarts += p->link.restarts - restarts;
 		break;
 	case LG_LINK_CAME_UP:
+		/* port_prime's poll, counting what is there already (answers
+		 * to requests written off, sent on by the peer's successor). */
+		rx_step(r);
 		LG_LOG(NOTICE, "port %u: link up again after %.0f ms", p->id,
 		       (double)(now - p->link.down_since) * r->ns_per_tick /
 			       1e6);
