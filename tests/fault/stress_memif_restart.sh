@@ -9,7 +9,9 @@
 #
 # LOADGEN: another turbolb-loadgen binary to try (default: BUILD's). Prints
 # one line per restart and a summary; exits non-zero when the load
-# generator crashed or did not come back.
+# generator crashed or did not come back. Its timeout is long: a peer that
+# stalls right after a restart on a loaded machine must not end the run
+# (a port refusing everything for a whole timeout does).
 set -u
 BUILD=${1:-build}
 N=${2:-20}
@@ -27,7 +29,7 @@ if ! fault_start_daemon || ! fault_start_server; then
 	exit
 fi
 fault_lg_start S --rate "$RATE" --duration 3600 --dist fixed:1us --flows 32 \
-	--timeout-ms 2000 --link-wait 600
+	--timeout-ms 30000 --link-wait 600
 LG_S=$FAULT_LG_PID
 done_n=0
 for ((i = 1; i <= N; i++)); do
