@@ -40,7 +40,7 @@ for ((i = 1; i <= N; i++)); do
 	fi
 	topo_kill "$TOPO_DPID"
 	if ! alive "$LG_S"; then
-		note "restart $i: the load generator died at the disconnect"
+		note "restart $i: the load generator is gone (a crash is reported below; else see S.log)"
 		break
 	fi
 	if ! fault_start_daemon; then
