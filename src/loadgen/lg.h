@@ -167,6 +167,9 @@ struct lg_phase_counts {
 	uint64_t errors;   /* error responses (NACK, status != 0) in time */
 	uint64_t lost;     /* no response within the timeout */
 	uint64_t late;     /* responses that came after being counted lost */
+	/* Of lost: written off when the link went down with them in flight
+	 * (lg_track_write_off), not timed out. */
+	uint64_t written_off;
 };
 
 enum lg_phase {
@@ -221,6 +224,12 @@ void lg_track_expire(struct lg_track *t, uint64_t now);
 /* Counts every request still outstanding as lost (end of run). */
 void lg_track_finish(struct lg_track *t);
 
+/* The link went down: every request still outstanding is counted lost now
+ * and written_off (its path is gone, waiting for its timeout would only
+ * delay the count). A response that still comes is counted late, as for a
+ * timeout. Returns how many were written off. */
+uint64_t lg_track_write_off(struct lg_track *t);
+
 /* Closed loop: how many more requests may go out now to keep `window`
  * outstanding. A response or a timeout frees a place; a late response
  * does not: its place went at the timeout. Requests staged but not yet
@@ -238,6 +247,75 @@ lg_track_unanswered(const struct lg_track *t)
 {
 	return t->phase[0].lost - t->phase[0].late + t->phase[1].lost -
 	       t->phase[1].late;
+}
+
+/*
+ * Link watch: what to do about the port's link, decided from what the
+ * caller observes every `interval` ticks. A memif client in DPDK 22.11 is
+ * not reconnected by the PMD once its peer went away, so a port that
+ * `reconnects` is stopped and started again (like turbolb-server's ports)
+ * until the peer is back; other ports are only waited for. The caller
+ * polls the port only while lg_link_up().
+ */
+enum lg_link_state {
+	LG_LINK_UP,
+	LG_LINK_DOWN,      /* seen down: stop polling; restart at next check */
+	LG_LINK_STARTING,  /* the port is stopped; start it until it starts */
+	LG_LINK_WAITING,   /* started: waiting for the peer's handshake */
+};
+
+enum lg_link_action {
+	LG_LINK_NONE,
+	LG_LINK_WENT_DOWN, /* stop polling, write off what is in flight */
+	LG_LINK_RESTART,   /* stop the port (if started), start it, report */
+	LG_LINK_CAME_UP,   /* poll again */
+};
+
+struct lg_link {
+	enum lg_link_state state;
+	bool reconnects;     /* restart the port while it is down */
+	uint64_t interval;   /* ticks between checks */
+	uint64_t start_wait; /* ticks a started port may stay down */
+	uint64_t next_check;
+	uint64_t down_since; /* tick the link was seen down */
+	uint64_t started_at; /* tick of the last successful start */
+	uint64_t downs;      /* times the link went down */
+	uint64_t restarts;   /* starts after the first (lg_link_started) */
+	uint64_t start_failures;
+};
+
+/* For a port just started at `now`: waiting for its link. */
+void lg_link_init(struct lg_link *l, bool reconnects, uint64_t interval,
+		  uint64_t start_wait, uint64_t now);
+
+static inline bool
+lg_link_up(const struct lg_link *l)
+{
+	return l->state == LG_LINK_UP;
+}
+
+static inline bool
+lg_link_due(const struct lg_link *l, uint64_t now)
+{
+	return now >= l->next_check;
+}
+
+/* One check, with the link status read at `now`. The state moves with the
+ * action returned; after LG_LINK_RESTART the caller reports the start's
+ * outcome with lg_link_started(). The first check after the link went down
+ * restarts the port, never the one that saw it go down: the PMD may still
+ * be tearing the connection down on its interrupt thread then. */
+enum lg_link_action lg_link_check(struct lg_link *l, uint64_t now,
+				  bool link_up);
+void lg_link_started(struct lg_link *l, uint64_t now, bool ok);
+
+/* Ticks the link has been down (0 while up). */
+static inline uint64_t
+lg_link_down_for(const struct lg_link *l, uint64_t now)
+{
+	return l->state == LG_LINK_UP || now < l->down_since ?
+		       0 :
+		       now - l->down_since;
 }
 
 /*
@@ -306,7 +384,24 @@ struct lg_result {
 	uint64_t tx_pkts;
 	uint64_t tx_stalls;    /* times the port (or the pool) stopped us */
 	uint64_t tx_dropped;   /* packets never sent (given up at the end) */
-	bool tx_gave_up;       /* stuck a whole timeout: stopped sending */
+	bool tx_gave_up;       /* stuck a whole timeout (or the link down
+				* longer than --link-wait): stopped sending */
+	uint64_t link_downs;   /* the link went down during the point */
+	uint64_t port_restarts; /* the port restarted to reconnect */
+	uint64_t link_skipped; /* requests due while the link was down: not
+				* issued (not in sent) */
+	/* Counters as they stood when the link first went down in this point
+	 * (valid: it did), so each side of the outage can be accounted
+	 * against the peer that served it. */
+	struct {
+		bool valid;
+		uint64_t sent;       /* issued, both phases */
+		uint64_t answered;   /* received + errors + late, both phases */
+		uint64_t lost;       /* both phases, the written off included */
+		uint64_t tx_pkts;
+		uint64_t tx_dropped; /* staged packets dropped at the loss */
+		uint64_t written_off;
+	} first_down;
 	uint64_t max_lag_ns;   /* latest a request left after its time */
 	uint64_t late_sends;   /* requests sent more than max_lag_us late */
 	bool behind;

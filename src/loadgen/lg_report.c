@@ -90,6 +90,14 @@ lg_report_human(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 		(double)r->max_lag_ns / 1e3, r->late_sends, o->max_lag_us,
 		r->tx_stalls, r->tx_dropped,
 		r->tx_gave_up ? ", STOPPED: port took nothing" : "");
+	if (r->link_downs != 0)
+		fprintf(f,
+			"link: down %" PRIu64 " times, port restarted %" PRIu64
+			" times, %" PRIu64 " requests written off, %" PRIu64
+			" skipped while down\n",
+			r->link_downs, r->port_restarts,
+			r->measured.written_off + r->warmup.written_off,
+			r->link_skipped);
 	fprintf(f, "per core:");
 	for (uint32_t c = 0; c < r->n_cores; c++)
 		fprintf(f, " %u:%" PRIu64, c, r->per_core[c]);
@@ -102,8 +110,9 @@ put_phase(FILE *f, const struct lg_phase_counts *p)
 	fprintf(f,
 		"\"sent\":%" PRIu64 ",\"received\":%" PRIu64
 		",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"late\":%" PRIu64,
-		p->sent, p->received, p->errors, p->lost, p->late);
+		",\"late\":%" PRIu64 ",\"written_off\":%" PRIu64,
+		p->sent, p->received, p->errors, p->lost, p->late,
+		p->written_off);
 }
 
 /* The spec strings come from tlb_dist_format, but quote defensively. */
@@ -170,6 +179,22 @@ lg_report_json(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 		r->tx_pkts, r->tx_stalls, r->tx_dropped,
 		r->tx_gave_up ? "true" : "false",
 		r->interrupted ? "true" : "false");
+	fprintf(f,
+		"\"link_downs\":%" PRIu64 ",\"port_restarts\":%" PRIu64
+		",\"link_skipped\":%" PRIu64 ",\"first_link_down\":",
+		r->link_downs, r->port_restarts, r->link_skipped);
+	if (r->first_down.valid)
+		fprintf(f,
+			"{\"sent\":%" PRIu64 ",\"answered\":%" PRIu64
+			",\"lost\":%" PRIu64 ",\"tx_pkts\":%" PRIu64
+			",\"tx_dropped\":%" PRIu64
+			",\"written_off\":%" PRIu64 "},",
+			r->first_down.sent, r->first_down.answered,
+			r->first_down.lost,
+			r->first_down.tx_pkts, r->first_down.tx_dropped,
+			r->first_down.written_off);
+	else
+		fprintf(f, "null,");
 	fprintf(f, "\"warmup\":{");
 	put_phase(f, &r->warmup);
 	fprintf(f, "},\"per_core\":[");
@@ -194,6 +219,7 @@ put_notes(FILE *f, const struct lg_result *r)
 	} while (0)
 	NOTE(r->behind, "BEHIND");
 	NOTE(r->tx_gave_up, "tx-stopped");
+	NOTE(r->link_downs != 0, "link-down=%" PRIu64, r->link_downs);
 	NOTE(r->interrupted, "interrupted");
 	NOTE(r->measured.errors != 0, "errors=%" PRIu64, r->measured.errors);
 	NOTE(r->measured.late != 0, "late=%" PRIu64, r->measured.late);

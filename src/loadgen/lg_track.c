@@ -180,3 +180,20 @@ lg_track_finish(struct lg_track *t)
 			mark_lost(t, s);
 	}
 }
+
+uint64_t
+lg_track_write_off(struct lg_track *t)
+{
+	uint64_t n = 0;
+
+	for (; t->tail < t->next_id; t->tail++) {
+		struct lg_slot *s = &t->slots[t->tail & t->mask];
+
+		if (s->id == t->tail && s->state == LG_SLOT_OUTSTANDING) {
+			mark_lost(t, s);
+			t->phase[s->measured].written_off++;
+			n++;
+		}
+	}
+	return n;
+}

@@ -34,6 +34,7 @@
 
 #include "turbolb/proto.h"
 #include "lg.h"
+#include "lg_unmap_guard.h"
 
 RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
 
@@ -50,6 +51,12 @@ RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
 #define POOL_CACHE 256
 /* Largest frame the RX path copies out of a chained mbuf for parsing. */
 #define RX_COPY_MAX (LG_MTU_MAX + 64)
+/* The link watch: checked this often, a restarted port that is still down
+ * this long after its start is restarted again (turbolb-server's values),
+ * and the loop naps this long per pass while the link is down. */
+#define LINK_CHECK_MS 20
+#define LINK_START_WAIT_MS 2000
+#define LINK_DOWN_NAP_US 1000
 
 /* Bumped by SIGINT/SIGTERM: the first stops sending, one more during the
  * wait for stragglers ends that too. */
@@ -61,12 +68,16 @@ struct lg_port {
 	bool started;
 	struct rte_mempool *pool;
 	struct rte_ether_addr mac;
+	/* Polled only while up; outlives the rate points. */
+	struct lg_link link;
 };
 
 /* State of one run at one rate. */
 struct lg_run {
 	const struct lg_opts *o;
 	uint16_t port;
+	struct lg_port *p;
+	uint64_t link_wait;    /* ticks: --link-wait */
 	uint64_t n_flows;      /* source ports x source addresses */
 	uint32_t src_ip;       /* first source address, host order */
 	struct rte_mempool *pool;
@@ -155,27 +166,91 @@ find_port(const char *name, uint16_t *id)
 	return -1;
 }
 
+/* Stops the port (if it runs) and starts it again. Called only from the
+ * lcore that polls the port, between bursts: a port must not be polled
+ * while it is stopped or started. */
+static void
+port_restart(struct lg_port *p, uint64_t now)
+{
+	int rc;
+
+	if (p->started) {
+		rc = rte_eth_dev_stop(p->id);
+		if (rc != 0)
+			LG_LOG(WARNING, "port %u: stop: %s", p->id,
+			       rte_strerror(-rc));
+		p->started = false;
+	}
+	rc = rte_eth_dev_start(p->id);
+	if (rc != 0) {
+		/* Every 5 s or so: the peer may be down for long. */
+		if (p->link.start_failures % 250 == 0)
+			LG_LOG(WARNING, "port %u: start: %s; retrying every "
+					"%d ms (is the peer up?)",
+			       p->id, rte_strerror(-rc), LINK_CHECK_MS);
+		lg_link_started(&p->link, now, false);
+		return;
+	}
+	p->started = true;
+	rc = rte_eth_promiscuous_enable(p->id);
+	if (rc != 0 && rc != -ENOTSUP)
+		LG_LOG(WARNING, "port %u: promiscuous: %s", p->id,
+		       rte_strerror(-rc));
+	lg_link_started(&p->link, now, true);
+}
+
+/* A memif client hands its peer receive descriptors only inside
+ * rx_burst: until its first poll after a (re)connect the peer has no room
+ * for a response and drops it. So the port is polled once as soon as its
+ * link is up, before any request goes out; nothing can be there yet. */
+static void
+port_prime(struct lg_port *p)
+{
+	struct rte_mbuf *pkts[BURST];
+	uint16_t n;
+
+	lg_burst_enter();
+	n = rte_eth_rx_burst(p->id, 0, pkts, BURST);
+	lg_burst_exit();
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+/* Waits for the link of a port just started, restarting a memif port
+ * whose handshake did not complete (lg_link_check). */
 static int
-wait_link(uint16_t pid, double seconds)
+wait_link(struct lg_port *p, double seconds)
 {
 	uint64_t deadline = rte_get_tsc_cycles() +
 			    (uint64_t)(seconds * (double)rte_get_tsc_hz());
 	struct rte_eth_link link;
+	uint64_t now;
 
 	for (;;) {
+		now = rte_get_tsc_cycles();
 		memset(&link, 0, sizeof(link));
-		if (rte_eth_link_get_nowait(pid, &link) != 0)
-			/* No link notion at all: nothing to wait for. */
+		if (rte_eth_link_get_nowait(p->id, &link) != 0)
+			link.link_status = RTE_ETH_LINK_UP;
+		switch (lg_link_check(&p->link, now,
+				      link.link_status == RTE_ETH_LINK_UP)) {
+		case LG_LINK_CAME_UP:
+			port_prime(p);
 			return 0;
-		if (link.link_status == RTE_ETH_LINK_UP)
-			return 0;
-		if (stop_signals != 0 || rte_get_tsc_cycles() >= deadline)
+		case LG_LINK_RESTART:
+			LG_LOG(WARNING, "port %u: link still down %d ms after "
+					"its start: restarting it",
+			       p->id, LINK_START_WAIT_MS);
+			port_restart(p, now);
 			break;
-		rte_delay_ms(10);
+		default:
+			break;
+		}
+		if (stop_signals != 0 || now >= deadline)
+			break;
+		rte_delay_ms(LINK_CHECK_MS);
 	}
 	LG_LOG(ERR, "port %u: link still down after %.1f s (is the peer, "
 		    "e.g. the memif server, running?)",
-	       pid, seconds);
+	       p->id, seconds);
 	return -1;
 }
 
@@ -262,7 +337,16 @@ port_setup(const struct lg_opts *o, struct lg_port *p)
 		memset(&p->mac, 0, sizeof(p->mac));
 	LG_LOG(INFO, "port %u: %u rx/%u tx descriptors, %u mbufs", p->id,
 	       rxd, txd, n_mbufs);
-	return wait_link(p->id, o->link_wait_s);
+	/* DPDK 22.11's memif client stays down once its peer left, and
+	 * after a handshake its peer refused: that port is restarted until
+	 * the peer is back. */
+	lg_link_init(&p->link,
+		     info.driver_name != NULL &&
+			     strcmp(info.driver_name, "net_memif") == 0,
+		     rte_get_tsc_hz() / 1000 * LINK_CHECK_MS,
+		     rte_get_tsc_hz() / 1000 * LINK_START_WAIT_MS,
+		     rte_get_tsc_cycles());
+	return wait_link(p, o->link_wait_s);
 }
 
 static void
@@ -291,7 +375,7 @@ port_teardown(struct lg_port *p)
 }
 
 static int
-run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
+run_init(struct lg_run *r, const struct lg_opts *o, struct lg_port *p,
 	 double rate, uint64_t first_id, uint32_t point)
 {
 	bool closed = o->arrival == LG_ARRIVAL_CLOSED;
@@ -302,6 +386,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, const struct lg_port *p,
 	memset(r, 0, offsetof(struct lg_run, rx_copy));
 	r->o = o;
 	r->port = p->id;
+	r->p = p;
+	r->link_wait = (uint64_t)(o->link_wait_s * hz);
 	r->pool = p->pool;
 	r->n_flows = (uint64_t)o->flows * o->src_ips;
 	r->src_ip = (uint32_t)o->src_ip[0] << 24 |
@@ -380,10 +466,12 @@ tx_flush(struct lg_run *r, uint64_t now)
 {
 	uint16_t n;
 
-	if (r->tx_head == r->tx_n)
+	if (r->tx_head == r->tx_n || unlikely(!lg_link_up(&r->p->link)))
 		return;
+	lg_burst_enter();
 	n = rte_eth_tx_burst(r->port, 0, &r->tx[r->tx_head],
 			     (uint16_t)(r->tx_n - r->tx_head));
+	lg_burst_exit();
 	r->tx_head = (uint16_t)(r->tx_head + n);
 	r->res.tx_pkts += n;
 	note_stall(r, r->tx_head != r->tx_n, now);
@@ -410,6 +498,124 @@ give_up(struct lg_run *r, uint64_t now)
 	r->res.tx_gave_up = true;
 	r->sending = false;
 	r->send_end = now;
+}
+
+/* The link went down: nothing staged or in flight can be answered any
+ * more (the rings it was in go with the connection), so the staged packets
+ * are dropped and the requests in flight written off now. The counters as
+ * they stand are kept for the first loss of the point. */
+static void
+link_lost(struct lg_run *r)
+{
+	struct lg_port *p = r->p;
+	uint64_t n;
+
+	if (r->tx_n != r->tx_head) {
+		r->res.tx_dropped += r->tx_n - r->tx_head;
+		rte_pktmbuf_free_bulk(&r->tx[r->tx_head],
+				      (unsigned int)(r->tx_n - r->tx_head));
+	}
+	r->tx_head = r->tx_n = 0;
+	r->stalled = false;
+	n = lg_track_write_off(&r->track);
+	r->res.link_downs++;
+	if (!r->res.first_down.valid) {
+		const struct lg_phase_counts *w = &r->track.phase[0];
+		const struct lg_phase_counts *m = &r->track.phase[1];
+
+		r->res.first_down.valid = true;
+		r->res.first_down.sent = w->sent + m->sent;
+		r->res.first_down.answered = w->received + w->errors +
+					     w->late + m->received +
+					     m->errors + m->late;
+		r->res.first_down.lost = w->lost + m->lost;
+		r->res.first_down.tx_pkts = r->res.tx_pkts;
+		r->res.first_down.tx_dropped = r->res.tx_dropped;
+		r->res.first_down.written_off = n;
+	}
+	LG_LOG(WARNING, "port %u: link down (peer gone?): %" PRIu64
+			" requests in flight written off%s",
+	       p->id, n,
+	       p->link.reconnects ? "; restarting the port until the peer "
+				    "is back" :
+				    "; waiting for it");
+}
+
+static unsigned int rx_step(struct lg_run *r);
+
+/* The link watch (lg.h): every LINK_CHECK_MS, on the polling lcore. */
+static void
+link_watch(struct lg_run *r, uint64_t now)
+{
+	struct lg_port *p = r->p;
+	struct rte_eth_link link;
+	uint64_t restarts = p->link.restarts;
+	bool up = true;
+
+	memset(&link, 0, sizeof(link));
+	/* A port without a notion of link is always up. */
+	if (rte_eth_link_get_nowait(p->id, &link) == 0)
+		up = link.link_status == RTE_ETH_LINK_UP;
+	switch (lg_link_check(&p->link, now, up)) {
+	case LG_LINK_NONE:
+		break;
+	case LG_LINK_WENT_DOWN:
+		link_lost(r);
+		break;
+	case LG_LINK_RESTART:
+		port_restart(p, now);
+		r->res.port_restarts += p->link.restarts - restarts;
+		break;
+	case LG_LINK_CAME_UP:
+		/* port_prime's poll, counting what is there already (answers
+		 * to requests written off, sent on by the peer's successor). */
+		rx_step(r);
+		LG_LOG(NOTICE, "port %u: link up again after %.0f ms", p->id,
+		       (double)(now - p->link.down_since) * r->ns_per_tick /
+			       1e6);
+		break;
+	}
+}
+
+/* The link is down: nothing goes out. Past --link-wait the send phase
+ * ends, as after a stall; until then the requests that fall due are
+ * skipped (counted, not issued), so the schedule resumes on time when the
+ * link is back instead of bursting an outage's worth of requests. Returns
+ * true while the link is down. */
+static bool
+link_down_step(struct lg_run *r, uint64_t now)
+{
+	const struct lg_link *l = &r->p->link;
+
+	if (likely(lg_link_up(l)))
+		return false;
+	if (lg_link_down_for(l, now) > r->link_wait) {
+		LG_LOG(WARNING, "port %u: link down longer than --link-wait "
+				"%.1f s: stopping early",
+		       r->port, r->o->link_wait_s);
+		r->res.tx_gave_up = true;
+		r->sending = false;
+		r->send_end = now;
+		return true;
+	}
+	if (r->o->arrival == LG_ARRIVAL_CLOSED)
+		return true;
+	for (;;) {
+		double off = lg_sched_peek(&r->sched);
+
+		if (off >= r->end_ticks) {
+			/* The set duration ended during the outage. */
+			r->sending = false;
+			r->send_end = RTE_MAX(r->start + (uint64_t)r->end_ticks,
+					      r->last_send);
+			break;
+		}
+		if (r->start + (uint64_t)off > now)
+			break;
+		lg_sched_pop(&r->sched);
+		r->res.link_skipped++;
+	}
+	return true;
 }
 
 /* Builds all packets of one request into r->tx; false if the pool is dry
@@ -479,6 +685,8 @@ tx_step(struct lg_run *r, uint64_t now)
 	const struct lg_opts *o = r->o;
 	unsigned int msgs = 0;
 
+	if (unlikely(link_down_step(r, now)))
+		return;
 	tx_flush(r, now);
 	if (unlikely(r->stalled && now - r->stall_since > r->track.timeout)) {
 		give_up(r, now);
@@ -543,6 +751,8 @@ tx_step_closed(struct lg_run *r, uint64_t now)
 	uint64_t room;
 	unsigned int msgs = 0;
 
+	if (unlikely(off < r->end_ticks && link_down_step(r, now)))
+		return;
 	tx_flush(r, now);
 	if (unlikely(r->stalled && now - r->stall_since > r->track.timeout)) {
 		give_up(r, now);
@@ -643,10 +853,19 @@ static unsigned int
 rx_step(struct lg_run *r)
 {
 	struct rte_mbuf *pkts[BURST];
-	uint16_t n = rte_eth_rx_burst(r->port, 0, pkts, BURST);
+	uint16_t n;
+	uint64_t now;
+
+	if (unlikely(!lg_link_up(&r->p->link))) {
+		rte_delay_us_sleep(LINK_DOWN_NAP_US);
+		return 0;
+	}
+	lg_burst_enter();
+	n = rte_eth_rx_burst(r->port, 0, pkts, BURST);
+	lg_burst_exit();
 	/* One timestamp for the burst: all of it arrived by now, and the
 	 * time spent parsing the first packets is not the later ones'. */
-	uint64_t now = rte_rdtsc();
+	now = rte_rdtsc();
 
 	for (uint16_t i = 0; i < n; i++)
 		handle_rx(r, pkts[i], now);
@@ -693,9 +912,14 @@ settle(struct lg_run *r)
 	uint64_t deadline = rte_rdtsc() + (uint64_t)(r->o->settle_s * hz);
 	sig_atomic_t sig = stop_signals;
 
+	uint64_t now;
+
 	while (lg_track_unanswered(&r->track) != 0 && stop_signals == sig &&
-	       rte_rdtsc() < deadline)
+	       (now = rte_rdtsc()) < deadline) {
+		if (lg_link_due(&r->p->link, now))
+			link_watch(r, now);
 		rx_step(r);
+	}
 }
 
 /* Sends the schedule and collects responses until every request is
@@ -713,6 +937,8 @@ run_loop(struct lg_run *r, bool more)
 	r->start = rte_rdtsc();
 	for (;;) {
 		now = rte_rdtsc();
+		if (unlikely(lg_link_due(&r->p->link, now)))
+			link_watch(r, now);
 		if (likely(r->sending)) {
 			if (unlikely(stop_signals != 0)) {
 				r->sending = false;
@@ -780,7 +1006,7 @@ eal_usage_hook(const char *prog)
 /* What the rate points of one invocation share. */
 struct lg_ctx {
 	const struct lg_opts *o;
-	const struct lg_port *port;
+	struct lg_port *port;
 	struct lg_run *run;
 	FILE *csv;
 	uint64_t next_id;  /* one id space over all points */
@@ -991,6 +1217,10 @@ main(int argc, char **argv)
 		status = EXIT_SUCCESS;
 out:
 	port_teardown(&port);
+	if (lg_unmap_waits != 0)
+		LG_LOG(INFO, "%" PRIu64 " unmaps waited for a burst to end "
+			     "(the memif disconnect race, avoided)",
+		       lg_unmap_waits);
 	rte_eal_cleanup();
 out_files:
 	if (close_csv(csv, opts.csv_path) != 0 ||

@@ -571,6 +571,122 @@ test_track_basic(void **state)
 	lg_track_fini(&t);
 }
 
+/* The link goes down with requests in flight: each is written off (lost,
+ * and counted written_off) at once, whatever its age; an answer that still
+ * comes is late; requests issued after the loss are tracked as usual. */
+static void
+test_track_write_off(void **state)
+{
+	struct lg_track t;
+	uint64_t sent;
+	bool measured;
+
+	(void)state;
+	assert_int_equal(lg_track_init(&t, 4096, 100, 0), 0);
+	lg_track_issue(&t, 10, false);                 /* 0: warm-up */
+	for (uint64_t i = 1; i < 6; i++)
+		lg_track_issue(&t, 10 + i, true);      /* 1 .. 5 */
+	assert_int_equal(lg_track_complete(&t, 2, false, &sent, &measured),
+			 LG_MATCH_OK);
+	assert_int_equal(lg_track_complete(&t, 4, true, &sent, &measured),
+			 LG_MATCH_OK);
+	assert_int_equal(lg_track_write_off(&t), 4);   /* 0, 1, 3, 5 */
+	assert_int_equal(t.outstanding, 0);
+	assert_int_equal(t.phase[LG_PHASE_WARMUP].lost, 1);
+	assert_int_equal(t.phase[LG_PHASE_WARMUP].written_off, 1);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].lost, 3);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].written_off, 3);
+	assert_int_equal(lg_track_write_off(&t), 0);
+	/* A response from the far side of the outage: late, once. */
+	assert_int_equal(lg_track_complete(&t, 3, false, &sent, &measured),
+			 LG_MATCH_LATE);
+	assert_int_equal(lg_track_complete(&t, 3, false, &sent, &measured),
+			 LG_MATCH_DUP);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].late, 1);
+	/* After the loss: a timeout is lost, not written off. */
+	lg_track_issue(&t, 1000, true);                /* 6 */
+	lg_track_issue(&t, 1001, true);                /* 7 */
+	lg_track_expire(&t, 1101);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].lost, 4);
+	assert_int_equal(t.phase[LG_PHASE_MEASURED].written_off, 3);
+	assert_int_equal(lg_track_complete(&t, 7, false, &sent, &measured),
+			 LG_MATCH_OK);
+	lg_track_finish(&t);
+	check_sum(&t, LG_PHASE_MEASURED);
+	check_sum(&t, LG_PHASE_WARMUP);
+	lg_track_fini(&t);
+}
+
+/* The link watch of a memif port (ticks: check every 10, a started port
+ * may stay down 100). */
+static void
+test_link_reconnect(void **state)
+{
+	struct lg_link l;
+
+	(void)state;
+	lg_link_init(&l, true, 10, 100, 0);
+	assert_false(lg_link_up(&l));
+	assert_false(lg_link_due(&l, 9));
+	assert_true(lg_link_due(&l, 10));
+	/* Start-up: the handshake did not complete in time: restart. */
+	assert_int_equal(lg_link_check(&l, 10, false), LG_LINK_NONE);
+	assert_int_equal(lg_link_check(&l, 99, false), LG_LINK_NONE);
+	assert_int_equal(lg_link_check(&l, 100, false), LG_LINK_RESTART);
+	lg_link_started(&l, 100, true);
+	assert_int_equal(l.restarts, 1);
+	assert_int_equal(lg_link_check(&l, 110, true), LG_LINK_CAME_UP);
+	assert_true(lg_link_up(&l));
+	assert_int_equal(lg_link_check(&l, 120, true), LG_LINK_NONE);
+	assert_int_equal(lg_link_down_for(&l, 120), 0);
+	/* The peer leaves: stop polling; the port is restarted at the next
+	 * check, not the one that saw the loss. */
+	assert_int_equal(lg_link_check(&l, 130, false), LG_LINK_WENT_DOWN);
+	assert_false(lg_link_up(&l));
+	assert_int_equal(l.downs, 1);
+	assert_int_equal(l.next_check, 140);
+	assert_int_equal(lg_link_check(&l, 140, false), LG_LINK_RESTART);
+	/* No peer to connect to: started again at every check. */
+	lg_link_started(&l, 140, false);
+	assert_int_equal(lg_link_check(&l, 150, false), LG_LINK_RESTART);
+	lg_link_started(&l, 150, false);
+	assert_int_equal(l.start_failures, 2);
+	assert_int_equal(lg_link_check(&l, 160, false), LG_LINK_RESTART);
+	lg_link_started(&l, 160, true);
+	assert_int_equal(l.restarts, 2);
+	/* Started, waiting for the handshake. */
+	assert_int_equal(lg_link_check(&l, 170, false), LG_LINK_NONE);
+	assert_int_equal(lg_link_down_for(&l, 170), 40);
+	assert_int_equal(lg_link_check(&l, 180, true), LG_LINK_CAME_UP);
+	assert_int_equal(l.downs, 1);
+	assert_int_equal(lg_link_down_for(&l, 180), 0);
+}
+
+/* A port that is not restarted (a NIC): the watch only waits, and a link
+ * that comes back by itself is polled again. */
+static void
+test_link_wait_only(void **state)
+{
+	struct lg_link l;
+
+	(void)state;
+	lg_link_init(&l, false, 10, 100, 0);
+	assert_int_equal(lg_link_check(&l, 200, false), LG_LINK_NONE);
+	assert_int_equal(lg_link_check(&l, 210, true), LG_LINK_CAME_UP);
+	assert_int_equal(lg_link_check(&l, 20, false), LG_LINK_WENT_DOWN);
+	for (uint64_t now = 30; now < 1000; now += 10)
+		assert_int_equal(lg_link_check(&l, now, false), LG_LINK_NONE);
+	assert_int_equal(lg_link_check(&l, 1000, true), LG_LINK_CAME_UP);
+	assert_int_equal(l.restarts, 0);
+	assert_int_equal(l.downs, 1);
+	/* Down and up again between two checks: nothing to do. */
+	lg_link_init(&l, true, 10, 100, 0);
+	assert_int_equal(lg_link_check(&l, 10, true), LG_LINK_CAME_UP);
+	assert_int_equal(lg_link_check(&l, 20, false), LG_LINK_WENT_DOWN);
+	assert_int_equal(lg_link_check(&l, 30, true), LG_LINK_CAME_UP);
+	assert_int_equal(l.restarts, 0);
+}
+
 static void
 test_track_timeout(void **state)
 {
@@ -1401,6 +1517,9 @@ main(void)
 		cmocka_unit_test(test_track_window),
 		cmocka_unit_test(test_track_basic),
 		cmocka_unit_test(test_track_timeout),
+		cmocka_unit_test(test_track_write_off),
+		cmocka_unit_test(test_link_reconnect),
+		cmocka_unit_test(test_link_wait_only),
 		cmocka_unit_test(test_track_evict),
 		cmocka_unit_test(test_track_window_n),
 		cmocka_unit_test(test_closed_window),
