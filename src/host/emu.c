@@ -57,8 +57,7 @@ emu_next_done(const struct emu_core *c)
 }
 
 uint32_t
-emu_take(struct emu_core *c, uint64_t now, struct emu_req *out,
-	 uint32_t max)
+emu_take(struct emu_core *c, uint64_t now, struct emu_req *out, uint32_t max)
 {
 	uint32_t n = 0;
 

@@ -207,13 +207,12 @@ test_random_run_matches_fifo_recursion(void **state)
 	while (taken < N) {
 		now += (uint64_t)(rand() % 300);
 		/* Admit a few if there is room. */
-		for (int k = rand() % 4; k > 0 && admitted < N &&
-					 emu_room(&c) > 0;
-		     k--) {
+		for (int k = rand() % 4;
+		     k > 0 && admitted < N && emu_room(&c) > 0; k--) {
 			uint64_t svc = (uint64_t)(rand() % 500);
 			uint64_t start = now > free_at ? now : free_at;
-			struct emu_req r = req_of(admitted + 1, 0,
-						  (uint32_t)svc);
+			struct emu_req r =
+				req_of(admitted + 1, 0, (uint32_t)svc);
 
 			free_at = start + svc;
 			busy += svc;
@@ -233,9 +232,9 @@ test_random_run_matches_fifo_recursion(void **state)
 		/* What stays has not completed yet. */
 		assert_true(emu_next_done(&c) > now);
 		if (admitted == N)
-			now = emu_next_done(&c) == UINT64_MAX ?
-				      now :
-				      emu_next_done(&c);
+			now = emu_next_done(&c) == UINT64_MAX
+				      ? now
+				      : emu_next_done(&c);
 	}
 	assert_int_equal(c.busy, busy);
 	assert_int_equal(c.admitted, N);
