@@ -7,7 +7,7 @@ packages=(
 	build-essential gcc clang pkg-config meson ninja-build
 	libdpdk-dev dpdk-dev dpdk
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev
-	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
+	python3 python3-pyflakes iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
 )
 
 sudo=""
