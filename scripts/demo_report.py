@@ -27,8 +27,9 @@ import sys
 REFERENCE = "rss"
 # A point whose load generator fell this far behind its schedule measured
 # a stall of the machine (the generator sent nothing meanwhile, then a
-# burst), not the policy: 50 mean service times of the demo.
-LAG_LIMIT_NS = 100 * 1000 * 1000
+# burst), not the policy: 25 mean service times of the demo, above the
+# lags of tens of milliseconds a shared 2-CPU machine gives it anyway.
+LAG_LIMIT_NS = 50 * 1000 * 1000
 
 
 def load_point(path):
@@ -97,8 +98,8 @@ def paired_rounds(points, ref_points):
 
 def verdict(row, ref, pairs):
     """One line on a policy against the reference policy's row, judged by
-    the rounds in `pairs` (paired_rounds): better or worse only if it was
-    so in every one of them."""
+    the rounds in `pairs` (paired_rounds): better or worse if it was so in
+    most of them (the median's side), saying in how many."""
     name = row["policy"]
     if "p99_us" not in row:
         return "%s: no result (every round failed)" % name
@@ -121,13 +122,13 @@ def verdict(row, ref, pairs):
     elif n == 1:
         text = "%s: %s (one round: no noise estimate)" % (
             "better" if lower else "worse", text)
-    elif lower == n:
-        text = "better: %s (lower in %d of %d rounds)" % (text, n, n)
-    elif lower == 0:
-        text = "worse: %s (higher in %d of %d rounds)" % (text, n, n)
+    elif 2 * lower > n and ratio < 1:
+        text = "better: %s (lower in %d of %d rounds)" % (text, lower, n)
+    elif 2 * lower < n and ratio > 1:
+        text = "worse: %s (higher in %d of %d rounds)" % (text, n - lower, n)
     else:
-        text = "no clear difference: %s, but lower in only %d of %d " \
-               "rounds (machine noise)" % (text, lower, n)
+        text = "no clear difference: %s, lower in %d of %d rounds " \
+               "(machine noise)" % (text, lower, n)
     return "%s: %s%s" % (name, text, lost)
 
 
