@@ -98,11 +98,28 @@ report_fail() {
 	tail -n 5 "$TOPO_RUN/loadgen.log" >&2
 }
 
+# measure OUT CMD..: runs CMD, which writes the point OUT, and while the
+# machine disturbed it (no result, or the load generator held up past
+# demo_report.py's limit) again, up to twice. The report leaves out a point
+# still disturbed, and says so.
+measure() {
+	local out=$1 try
+	shift
+	"$@"
+	for try in 1 2; do
+		python3 scripts/demo_report.py check "$out" && return 0
+		echo "  $(basename "$out" .json): disturbed by the machine (load generator held up), again"
+		mv "$out" "${out%.json}-disturbed$try.json"
+		"$@"
+	done
+}
+
 # The load generator straight to a server of one emulated core: the
 # generator is the memif server here (role=server), the server its
 # client, and no daemon sits between them.
 direct_run() {
 	local sock=$TOPO_RUN/direct.sock pid rc=0
+	rm -f "$sock"
 	${MESON_EXE_WRAPPER:-} "$TLBSRV" --no-huge -m 128 --file-prefix "srvd-$TOPO_NAME" \
 		--lcores="$TOPO_SRV_LCORES" \
 		--vdev="net_memif0,role=client,socket=$sock,socket-abstract=no,id=0" \
@@ -119,8 +136,9 @@ direct_run() {
 		> "$TOPO_RUN/direct.json" 2> "$TOPO_RUN/loadgen.log" || rc=$?
 	[ "$rc" = 0 ] || report_fail direct
 	topo_kill "$pid"
+	unset 'TOPO_PIDS[-1]'
 }
-direct_run
+measure "$TOPO_RUN/direct.json" direct_run
 
 topo_config cores=$cores policy=jsq credits=ring
 topo_start_daemon
@@ -132,23 +150,15 @@ lg() {
 	topo_loadgen "$out" --duration "$secs" --warmup "$warmup" \
 		--flows "$flows" --timeout-ms 1000 "$@" || report_fail "$out"
 }
-lg "$TOPO_RUN/via.json" --rate "$light_rate" --dist "$light_dist"
+measure "$TOPO_RUN/via.json" lg "$TOPO_RUN/via.json" --rate "$light_rate" \
+	--dist "$light_dist"
 
-# A point the machine disturbed (no result, or the load generator held up
-# past demo_report.py's limit) runs again, up to twice; the report leaves
-# out a point still disturbed, and says so.
 for ((r = 1; r <= rounds; r++)); do
 	echo "round $r of $rounds: ${policies[*]}"
 	for p in "${policies[@]}"; do
 		topo_telemetry "/turbolb/policy,$p" > /dev/null
 		out=$TOPO_RUN/$p-r$r.json
-		lg "$out" --rate "$rate" --dist "$dist"
-		for try in 1 2; do
-			python3 scripts/demo_report.py check "$out" && break
-			echo "  $p: disturbed by the machine (load generator held up), again"
-			mv "$out" "$TOPO_RUN/$p-r$r-disturbed$try.json"
-			lg "$out" --rate "$rate" --dist "$dist"
-		done
+		measure "$out" lg "$out" --rate "$rate" --dist "$dist"
 	done
 done
 
