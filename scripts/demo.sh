@@ -16,10 +16,10 @@
 #   scripts/demo.sh [--quick] [--rounds N] [--duration S] [--rate RPS]
 #                   [--no-build]
 #
-#   --quick      one round of 1 s per policy (the test command runs this)
+#   --quick      one round of 1.5 s per policy (the test command runs this)
 #   --rounds N   rounds of every policy (default 3)
-#   --duration S measured seconds per policy and round (default 2)
-#   --rate RPS   offered load (default 3200: 80% of 8 cores x 2 ms)
+#   --duration S measured seconds per policy and round (default 3)
+#   --rate RPS   offered load (default 1280: 80% of 8 cores of 5 ms)
 #   --no-build   use the build as it is (BUILD, default build/)
 #
 # The tables are explained in docs/loadgen.md ("The demo").
@@ -32,18 +32,21 @@ usage() {
 	exit "${1:-2}"
 }
 
-# The emulated server: 8 cores, exponential service times of mean 2 ms,
-# so its capacity is 8 / 2 ms = 4000 requests/s. 40 client flows: the
-# Toeplitz hash (rss) gives four cores 6 flows and four cores 4, so rss
-# loads its hot cores at 1.2x the mean.
+# The emulated server: 8 cores, exponential service times of mean 5 ms,
+# so its capacity is 8 / 5 ms = 1600 requests/s. The service times are
+# long because a process of this demo descheduled for tens of
+# milliseconds (on a busy 2-CPU machine) delays every response in flight
+# by as much: the queueing the policies cause must be larger. 40 client
+# flows: the Toeplitz hash (rss) gives four cores 6 flows and four cores
+# 4, so rss loads its hot cores at 1.2x the mean.
 cores=8
-svc_ms=2
+svc_ms=5
 dist=exp:${svc_ms}ms
 flows=40
 policies=(rss rr random pod jsq jlq jbsq)
-rate=3200
+rate=1280
 rounds=3
-secs=2
+secs=3
 warmup=0.5
 build=1
 # Light load for the path rows: no queueing, so their difference is the
@@ -56,7 +59,7 @@ need() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--quick) rounds=1; secs=1; warmup=0.3; shift ;;
+	--quick) rounds=1; secs=1.5; warmup=0.3; shift ;;
 	--rounds) need "$@"; rounds=$2; shift 2 ;;
 	--duration) need "$@"; secs=$2; shift 2 ;;
 	--rate) need "$@"; rate=$2; shift 2 ;;
@@ -85,6 +88,8 @@ done
 topo_init demo
 # Under set -e the trap's first failing kill would end it early.
 trap 'set +e; topo_stop' EXIT
+# A failure says where, never a silent exit.
+trap 'echo "demo: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 # The server's worker lcore on CPU 1 beside the daemon (both sleep when
 # idle), the load generator on CPU 0.
 export TOPO_SRV_LCORES=0@0,1@1
@@ -153,10 +158,24 @@ lg() {
 measure "$TOPO_RUN/via.json" lg "$TOPO_RUN/via.json" --rate "$light_rate" \
 	--dist "$light_dist"
 
+# Switches the daemon's policy through telemetry; a busy machine may let
+# one request time out, so it tries three times before it gives up.
+set_policy() {
+	local try ans=
+	for try in 1 2 3; do
+		ans=$(topo_telemetry "/turbolb/policy,$1") || true
+		case $ans in
+		*'"ok": 1'*) return 0 ;;
+		esac
+	done
+	echo "demo: turbolbd did not switch to policy $1: ${ans:-no telemetry answer}" >&2
+	return 1
+}
+
 for ((r = 1; r <= rounds; r++)); do
 	echo "round $r of $rounds: ${policies[*]}"
 	for p in "${policies[@]}"; do
-		topo_telemetry "/turbolb/policy,$p" > /dev/null
+		set_policy "$p"
 		out=$TOPO_RUN/$p-r$r.json
 		measure "$out" lg "$out" --rate "$rate" --dist "$dist"
 	done

@@ -27,7 +27,7 @@ import sys
 REFERENCE = "rss"
 # A point whose load generator fell this far behind its schedule measured
 # a stall of the machine (the generator sent nothing meanwhile, then a
-# burst), not the policy: 25 mean service times of the demo, above the
+# burst), not the policy: 10 mean service times of the demo, above the
 # lags of tens of milliseconds a shared 2-CPU machine gives it anyway.
 LAG_LIMIT_NS = 50 * 1000 * 1000
 
