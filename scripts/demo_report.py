@@ -2,8 +2,9 @@
 """The tables of scripts/demo.sh, from the files its runs leave.
 
     demo_report.py table RUN_DIR --policies "rss jsq" --rounds N
-        the baseline rows, one row per policy and a verdict per policy,
-        from RUN_DIR/direct.json, RUN_DIR/via.json and
+                         [--light-runs M]
+        the path rows, one row per policy and a verdict per policy,
+        from RUN_DIR/direct-<k>.json, RUN_DIR/via-<k>.json (k = 1..M) and
         RUN_DIR/<policy>-r<k>.json (turbolb-loadgen --json, one point each)
     demo_report.py check FILE   exit status 0 if FILE holds an undisturbed
         point, 1 if not (see disturbed())
@@ -105,7 +106,7 @@ def verdict(row, ref, pairs):
         return "%s: no result (every round failed)" % name
     lost = "; lost %d" % row["lost"] if row["lost"] else ""
     if ref is None or "p99_us" not in ref:
-        return "%s: p99 %.0f us (no %s row to compare with)%s" % (
+        return "%s: no comparison: p99 %.0f us, no %s row%s" % (
             name, row["p99_us"], REFERENCE, lost)
     if row is ref:
         return "%s: the reference (static hash), p99 %.0f us%s" % (
@@ -118,7 +119,8 @@ def verdict(row, ref, pairs):
     n = len(pairs)
     lower = sum(1 for a, b in pairs if a < b)
     if n == 0:
-        text += " (no round in which both ran undisturbed: noise only)"
+        text = "no clear difference: %s (no round in which both ran " \
+               "undisturbed: noise only)" % text
     elif n == 1:
         text = "%s: %s (one round: no noise estimate)" % (
             "better" if lower else "worse", text)
@@ -150,29 +152,51 @@ HEAD = "%-8s %6s %8s %7s %7s %13s %6s %5s %5s  %s" % (
     "rounds", "lost", "hot", "requests per core")
 
 
-def baseline_lines(direct, via):
-    """The two light-load rows and what the daemon adds at the median."""
+def best_point(points):
+    """Of repeated light-load runs, the one with the lowest p50 (None if
+    none has a result): noise only ever adds latency."""
+    ok = [p for p in points if p is not None]
+    return min(ok, key=lambda p: p["p50_ns"]) if ok else None
+
+
+def baseline_lines(directs, vias):
+    """The two light-load rows, each the best of its runs, and what the
+    daemon adds at p50."""
+    direct, via = best_point(directs), best_point(vias)
     lines = ["path, light load (%s)" % (
         "no result" if direct is None and via is None else
-        "%.0f rps, %s" % ((direct or via)["target_rps"],
-                          (direct or via).get("dist", "?")))]
+        "%.0f rps, %s; of %d runs each, the one with the lowest p50" % (
+            (direct or via)["target_rps"], (direct or via).get("dist", "?"),
+            max(len(directs), len(vias))))]
     lines.append(HEAD)
     rows = {}
     for label, p in (("direct", direct), ("via-lb", via)):
+        # Rows of one point: a lag counts as noise here, not as a reason
+        # to leave the point out.
         row = policy_row(label, [p])
+        if p is not None:
+            row.update(policy_row(label, [dict(p, max_lag_ns=0)]))
         rows[label] = row
         lines.append(fmt_row(label, row))
-    if "p50_us" in rows["direct"] and "p50_us" in rows["via-lb"]:
+    if "p50_us" not in rows["direct"] or "p50_us" not in rows["via-lb"]:
+        return lines
+    added = rows["via-lb"]["p50_us"] - rows["direct"]["p50_us"]
+    if added < 0:
+        lines.append("no estimate of what turbolbd adds: the direct path "
+                     "measured slower (machine noise)")
+    else:
         lines.append("turbolbd adds %.0f us at p50 (via-lb minus direct: "
-                     "the daemon's hop, its polling and wake-ups)" % (
-                         rows["via-lb"]["p50_us"] - rows["direct"]["p50_us"]))
+                     "the daemon's hop, its polling and wake-ups)" % added)
     return lines
 
 
-def table(run, policies, rounds):
+def table(run, policies, rounds, light_runs=1):
     """The whole report as a list of lines."""
-    lines = baseline_lines(load_point(os.path.join(run, "direct.json")),
-                           load_point(os.path.join(run, "via.json")))
+    lines = baseline_lines(
+        [load_point(os.path.join(run, "direct-%d.json" % k))
+         for k in range(1, light_runs + 1)],
+        [load_point(os.path.join(run, "via-%d.json" % k))
+         for k in range(1, light_runs + 1)])
     rows, pts = {}, {}
     for p in policies:
         pts[p] = [load_point(os.path.join(run, "%s-r%d.json" % (p, k)))
@@ -211,15 +235,17 @@ def main(argv):
     t.add_argument("run")
     t.add_argument("--policies", required=True)
     t.add_argument("--rounds", type=int, default=1)
+    t.add_argument("--light-runs", type=int, default=1)
     for name in ("check", "stats", "cores"):
         sub.add_parser(name).add_argument("file")
     a = ap.parse_args(argv)
     if a.cmd == "check":
         return 1 if disturbed(load_point(a.file)) else 0
     if a.cmd == "table":
-        if a.rounds < 1:
-            ap.error("--rounds must be 1 or more")
-        print("\n".join(table(a.run, a.policies.split(), a.rounds)))
+        if a.rounds < 1 or a.light_runs < 1:
+            ap.error("--rounds and --light-runs must be 1 or more")
+        print("\n".join(table(a.run, a.policies.split(), a.rounds,
+                               a.light_runs)))
         return 0
     try:
         with open(a.file) as f:

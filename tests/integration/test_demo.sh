@@ -30,7 +30,7 @@ for r in direct via-lb $policies; do
 	check "a row with numbers for $r" has_row "$r"
 done
 for p in $policies; do
-	check "a verdict for $p" grep -Eq "^  $p: (better|worse|no clear|the reference)" "$out"
+	check "a verdict for $p" grep -Eq "^  $p: (better|worse|no clear difference|the reference|no comparison|no result)" "$out"
 done
 check "it says how much turbolbd adds" grep -q "^turbolbd adds -\?[0-9]* us at p50" "$out"
 check "it says which numbers are noise" grep -q "^Machine noise:" "$out"

@@ -118,6 +118,8 @@ class Verdict(unittest.TestCase):
 
     def test_no_common_round(self):
         v = self.verdict([point(100), STALLED], [STALLED, point(400)])
+        self.assertTrue(v.startswith("jsq: no clear difference: p99 4.0x "
+                                     "lower than rss (no round"), v)
         self.assertIn("noise only", v)
 
     def test_reference_and_missing(self):
@@ -127,7 +129,25 @@ class Verdict(unittest.TestCase):
                          "lost 3")
         none = dr.policy_row("jsq", [None])
         self.assertIn("no result", dr.verdict(none, ref, []))
-        self.assertIn("no rss row", dr.verdict(ref, None, []))
+        self.assertEqual(dr.verdict(ref, None, []),
+                         "rss: no comparison: p99 400 us, no rss row; lost 3")
+
+
+class Path(unittest.TestCase):
+    def test_best_point_is_lowest_p50(self):
+        pts = [point(1, p50_us=300), None, point(1, p50_us=200)]
+        self.assertEqual(dr.best_point(pts)["p50_ns"], 200000)
+        self.assertIsNone(dr.best_point([None, None]))
+
+    def test_direct_slower_gives_no_estimate(self):
+        lines = dr.baseline_lines([point(1, p50_us=500)],
+                                  [point(1, p50_us=100)])
+        self.assertIn("no estimate of what turbolbd adds", lines[-1])
+
+    def test_missing_path_rows(self):
+        lines = dr.baseline_lines([None], [point(1, p50_us=100)])
+        self.assertIn("direct   (load generator failed", "\n".join(lines))
+        self.assertFalse(any("adds" in ln for ln in lines))
 
 
 class Table(unittest.TestCase):
@@ -138,14 +158,19 @@ class Table(unittest.TestCase):
 
     def test_one_row_per_policy_and_verdicts(self):
         with tempfile.TemporaryDirectory() as d:
-            self.write(d, "direct.json", point(80, p50_us=60, rate=500))
-            self.write(d, "via.json", point(200, p50_us=130, rate=500))
+            self.write(d, "direct-1.json", point(80, p50_us=90, rate=500))
+            self.write(d, "direct-2.json", point(80, p50_us=60, rate=500))
+            self.write(d, "via-1.json", point(200, p50_us=130, rate=500,
+                                              lag_ms=70))
+            self.write(d, "via-2.json", None)
             for k, (a, b) in enumerate([(400, 100), (500, 120)], 1):
                 self.write(d, "rss-r%d.json" % k, point(a))
                 self.write(d, "jsq-r%d.json" % k, point(b))
-            lines = dr.table(d, ["rss", "jsq"], 2)
+            lines = dr.table(d, ["rss", "jsq"], 2, light_runs=2)
         text = "\n".join(lines)
         self.assertIn("turbolbd adds 70 us at p50", text)
+        self.assertIn("of 2 runs each, the one with the lowest p50", text)
+        self.assertRegex(text, r"\nvia-lb +500 +500 +130 +200 +200-200 +1/1 ")
         rows = [ln for ln in lines if ln.split()[:1] in (["rss"], ["jsq"])]
         self.assertEqual(len(rows), 2, text)
         self.assertRegex(rows[1], r"^jsq +3200 +3200 +100 +100 +100-120 +2/2")
