@@ -118,9 +118,12 @@ def verdict(row, ref, pairs):
         text = "p99 %.1fx higher than %s" % (ratio, REFERENCE)
     n = len(pairs)
     lower = sum(1 for a, b in pairs if a < b)
-    if n == 0:
-        text = "no clear difference: %s (no round in which both ran " \
-               "undisturbed: noise only)" % text
+    if n == 0 and (row["disturbed"] or ref["disturbed"]):
+        text = "no clear difference: %s (measured in disturbed rounds " \
+               "only: noise)" % text
+    elif n == 0:
+        text = "%s: %s (undisturbed in different rounds: no noise " \
+               "estimate)" % ("better" if ratio < 1 else "worse", text)
     elif n == 1:
         text = "%s: %s (one round: no noise estimate)" % (
             "better" if lower else "worse", text)

@@ -118,9 +118,15 @@ class Verdict(unittest.TestCase):
 
     def test_no_common_round(self):
         v = self.verdict([point(100), STALLED], [STALLED, point(400)])
-        self.assertTrue(v.startswith("jsq: no clear difference: p99 4.0x "
-                                     "lower than rss (no round"), v)
-        self.assertIn("noise only", v)
+        self.assertEqual(v, "jsq: better: p99 4.0x lower than rss "
+                         "(undisturbed in different rounds: no noise "
+                         "estimate)")
+
+    def test_only_disturbed_rounds_are_noise(self):
+        v = self.verdict([STALLED, STALLED], [point(400), point(400)])
+        self.assertTrue(v.startswith("jsq: no clear difference: p99 "
+                                     "12500.0x higher than rss (measured "
+                                     "in disturbed rounds only: noise)"), v)
 
     def test_reference_and_missing(self):
         ref = dr.policy_row("rss", [point(400, lost=3)])
