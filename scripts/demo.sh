@@ -99,6 +99,13 @@ srv_opts=(--mode emulate --emu-arrival sent)
 echo "turbolb demo: turbolb-loadgen -> turbolbd -> turbolb-server ($cores emulated cores, $dist) on memif, --no-huge"
 echo "run folder: $TOPO_RUN; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# A bound on one load generator run, not a timing assumption: a machine
+# that stalls a run for minutes gets it interrupted (SIGINT: the generator
+# writes its point, marked interrupted, which the report counts as
+# disturbed).
+lg_limit_s=60
+lg_bound() { timeout -s INT -k 10 "$lg_limit_s" "$@"; }
+
 # report NAME: the load generator's log when a run failed.
 report_fail() {
 	echo "demo: turbolb-loadgen failed ($1):" >&2
@@ -135,7 +142,7 @@ direct_run() {
 		> "$TOPO_RUN/direct-server.log" 2>&1 &
 	pid=$!
 	TOPO_PIDS+=("$pid")
-	${MESON_EXE_WRAPPER:-} "$TLBLG" --no-huge -m 128 --file-prefix "lgd-$TOPO_NAME" -l 0 \
+	lg_bound ${MESON_EXE_WRAPPER:-} "$TLBLG" --no-huge -m 128 --file-prefix "lgd-$TOPO_NAME" -l 0 \
 		--vdev="net_memif0,role=server,socket=$sock,socket-abstract=no,id=0" \
 		--log-level=lib.*:warning \
 		-- --json --rate "$light_rate" --duration "$light_secs" --warmup 0.3 \
@@ -155,14 +162,20 @@ topo_config cores=$cores policy=jsq credits=ring
 topo_start_daemon
 topo_start_server "${srv_opts[@]}"
 
+# topo_loadgen under lg_bound (through the wrapper it honours).
+lg_bound_topo() {
+	MESON_EXE_WRAPPER="timeout -s INT -k 10 $lg_limit_s ${MESON_EXE_WRAPPER:-}" \
+		topo_loadgen "$@"
+}
+
 lg() {
 	local out=$1
 	shift
-	topo_loadgen "$out" --duration "$secs" --warmup "$warmup" \
+	lg_bound_topo "$out" --duration "$secs" --warmup "$warmup" \
 		--flows "$flows" --timeout-ms 1000 "$@" || report_fail "$out"
 }
 for ((k = 1; k <= light_runs; k++)); do
-	topo_loadgen "$TOPO_RUN/via-$k.json" --duration "$light_secs" \
+	lg_bound_topo "$TOPO_RUN/via-$k.json" --duration "$light_secs" \
 		--warmup 0.3 --flows "$flows" --timeout-ms 1000 \
 		--rate "$light_rate" --dist "$light_dist" || report_fail via
 done

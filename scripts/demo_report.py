@@ -48,9 +48,11 @@ def load_point(path):
 
 
 def disturbed(point):
-    """Whether a point says nothing about the policy: no result, or the
-    load generator was held up past LAG_LIMIT_NS."""
-    return point is None or point.get("max_lag_ns", 0) > LAG_LIMIT_NS
+    """Whether a point says nothing about the policy: no result, the load
+    generator held up past LAG_LIMIT_NS, or interrupted (by the demo's
+    bound on a run)."""
+    return point is None or point.get("max_lag_ns", 0) > LAG_LIMIT_NS or \
+        bool(point.get("interrupted"))
 
 
 def policy_row(policy, points):

@@ -63,6 +63,7 @@ class Row(unittest.TestCase):
         self.assertTrue(dr.disturbed(None))
         self.assertTrue(dr.disturbed(point(1, lag_ms=51)))
         self.assertFalse(dr.disturbed(point(1, lag_ms=49)))
+        self.assertTrue(dr.disturbed(dict(point(1), interrupted=True)))
 
     def test_hot_ratio(self):
         self.assertAlmostEqual(dr.hot_ratio([6, 6, 4, 4]), 1.2)
