@@ -7,7 +7,7 @@ packages=(
 	build-essential gcc clang pkg-config meson ninja-build
 	libdpdk-dev dpdk-dev dpdk
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev libevent-dev
-	python3-prometheus-client
+	python3-prometheus-client python3-pyflakes
 	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
 	# The Debian packages (debian/, tests/cli/test_debian.sh); dpkg-dev
 	# comes with build-essential.

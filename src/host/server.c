@@ -4,13 +4,16 @@
  * i and answering on TX queue i; or, with --port-per-core, N ports (one VF
  * per host core on real hardware) with core i on queue 0 of port i.
  * Modes: spin (busy-waits for the request's service-time hint: the Turbo
- * evaluation's synthetic server) and kv (GET/PUT/DEL on an in-memory table
- * shared by all cores). With a
+ * evaluation's synthetic server), kv (GET/PUT/DEL on an in-memory table
+ * shared by all cores) and emulate (one worker lcore carries every logical
+ * core as an emulated FIFO server in TSC time, src/host/emu.h: a request
+ * completes at max(its arrival, the core's previous completion) + its
+ * service-time hint, and its response leaves then). With a
  * credit ring it reports completions, run state and heartbeats through
  * libturbolb-host, and reattaches when the daemon restarts.
  *
  *   turbolb-server [EAL args] -- --cores N [--port NAME]... [--port-per-core]
- *       [--mode spin|kv]
+ *       [--mode spin|kv|emulate] [--emu-depth N] [--emu-arrival poll|sent]
  *       [--credit-ring NAME] [--idle-sleep-us U] [--udp-port 9000]
  *       [--batch B] [--stats FILE] [--kv-capacity N] [--max-spin-us U]
  *
@@ -46,6 +49,8 @@
 #include "turbolb/host.h"
 #include "turbolb/proto.h"
 
+#include "emu.h"
+
 RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
 
 #define SRV_LOG(level, fmt, ...)                                             \
@@ -64,6 +69,7 @@ RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
 #define DEFAULT_UDP_PORT 9000
 #define DEFAULT_KV_CAPACITY 16384u
 #define DEFAULT_MAX_SPIN_US 100000u
+#define DEFAULT_EMU_DEPTH 1024u
 
 /* kv: see docs/host-integration.md */
 #define KV_OP_GET 1
@@ -78,6 +84,13 @@ RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
 enum srv_mode {
 	MODE_SPIN,
 	MODE_KV,
+	MODE_EMULATE,
+};
+
+static const char *const mode_names[] = {
+	[MODE_SPIN] = "spin",
+	[MODE_KV] = "kv",
+	[MODE_EMULATE] = "emulate",
 };
 
 struct kv_entry {
@@ -154,6 +167,8 @@ struct srv_core {
 	uint16_t queue;
 	struct tlb_host_core *credit; /* NULL without a credit ring */
 	bool paused;		/* worker: wo, main lcore: ro */
+	struct emu_core emu;	/* --mode emulate: the core's FIFO */
+	uint64_t last_beat;	/* --mode emulate: TSC of the last heartbeat */
 	struct core_stats st;
 } __rte_cache_aligned;
 
@@ -169,6 +184,8 @@ struct srv_conf {
 	const char *stats_file;
 	uint32_t kv_capacity;
 	uint32_t max_spin_us;
+	uint32_t emu_depth;
+	bool emu_arrival_sent;	/* arrival = the request's client_ts */
 	struct tlb_parse_opts popts;
 };
 
@@ -198,23 +215,33 @@ usage(const char *prog)
 	fprintf(stderr,
 		"Usage: %s [EAL args] -- --cores N [options]\n"
 		"  --cores N            logical cores (RX/TX queue pairs), one per EAL worker lcore\n"
+		"                       (--mode emulate: all on the first worker lcore)\n"
 		"  --port NAME          ethdev port name or id (default: the first port)\n"
 		"  --port-per-core      core i polls queue 0 of port i (one VF per core): N ports,\n"
 		"                       the --port names in order or else the first N ports\n"
-		"  --mode spin|kv       spin: busy-wait svc_hint_ns (default); kv: GET/PUT/DEL table\n"
+		"  --mode spin|kv|emulate\n"
+		"                       spin: busy-wait svc_hint_ns (default); kv: GET/PUT/DEL table;\n"
+		"                       emulate: every logical core an emulated FIFO server on one\n"
+		"                       worker lcore, busy for svc_hint_ns in TSC time\n"
 		"  --credit-ring NAME   report completions to turbolbd through this credit ring\n"
 		"  --batch B            completions per credit record (default %u)\n"
 		"  --idle-sleep-us U    sleep U us after an empty RX burst (default 0: busy poll)\n"
 		"  --udp-port P         RPC UDP port, repeatable (default %u)\n"
 		"  --stats FILE         write the final JSON stats to FILE instead of stdout\n"
 		"  --kv-capacity N      kv table entries (default %u)\n"
-		"  --max-spin-us U      cap on one spin request (default %u)\n"
+		"  --max-spin-us U      cap on one spin or emulated request (default %u)\n"
+		"  --emu-depth N        emulate: requests held per core, a power of two (default %u)\n"
+		"  --emu-arrival poll|sent\n"
+		"                       emulate: a request arrives when the worker reads it (poll,\n"
+		"                       default) or when the client sent it (sent: its client_ts,\n"
+		"                       for a client on this machine, sharing its TSC)\n"
 		"  --help               this text\n"
 		"Example: %s --no-huge -m 256 --lcores=0@0,(1-4)@1 \\\n"
 		"    --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no \\\n"
 		"    -- --cores 4 --credit-ring /turbolb-credits\n",
 		prog, TLB_HOST_BATCH_DEFAULT, DEFAULT_UDP_PORT,
-		DEFAULT_KV_CAPACITY, DEFAULT_MAX_SPIN_US, prog);
+		DEFAULT_KV_CAPACITY, DEFAULT_MAX_SPIN_US, DEFAULT_EMU_DEPTH,
+		prog);
 }
 
 static void
@@ -254,6 +281,8 @@ enum {
 	OPT_STATS,
 	OPT_KV_CAPACITY,
 	OPT_MAX_SPIN_US,
+	OPT_EMU_DEPTH,
+	OPT_EMU_ARRIVAL,
 	OPT_HELP,
 };
 
@@ -272,6 +301,8 @@ parse_args(int argc, char **argv)
 		{"stats", required_argument, NULL, OPT_STATS},
 		{"kv-capacity", required_argument, NULL, OPT_KV_CAPACITY},
 		{"max-spin-us", required_argument, NULL, OPT_MAX_SPIN_US},
+		{"emu-depth", required_argument, NULL, OPT_EMU_DEPTH},
+		{"emu-arrival", required_argument, NULL, OPT_EMU_ARRIVAL},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -283,6 +314,7 @@ parse_args(int argc, char **argv)
 	conf.batch = TLB_HOST_BATCH_DEFAULT;
 	conf.kv_capacity = DEFAULT_KV_CAPACITY;
 	conf.max_spin_us = DEFAULT_MAX_SPIN_US;
+	conf.emu_depth = DEFAULT_EMU_DEPTH;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -307,8 +339,10 @@ parse_args(int argc, char **argv)
 				conf.mode = MODE_SPIN;
 			} else if (strcmp(optarg, "kv") == 0) {
 				conf.mode = MODE_KV;
+			} else if (strcmp(optarg, "emulate") == 0) {
+				conf.mode = MODE_EMULATE;
 			} else {
-				SRV_LOG(ERR, "--mode: '%s' is neither spin nor kv",
+				SRV_LOG(ERR, "--mode: '%s' is not one of spin, kv, emulate",
 					optarg);
 				return -1;
 			}
@@ -349,6 +383,27 @@ parse_args(int argc, char **argv)
 			if (parse_u32("--max-spin-us", optarg, 1, 4000000,
 				      &conf.max_spin_us) < 0)
 				return -1;
+			break;
+		case OPT_EMU_DEPTH:
+			if (parse_u32("--emu-depth", optarg, 1, 1u << 16,
+				      &conf.emu_depth) < 0)
+				return -1;
+			if ((conf.emu_depth & (conf.emu_depth - 1)) != 0) {
+				SRV_LOG(ERR, "--emu-depth: %u is not a power of two",
+					conf.emu_depth);
+				return -1;
+			}
+			break;
+		case OPT_EMU_ARRIVAL:
+			if (strcmp(optarg, "poll") == 0) {
+				conf.emu_arrival_sent = false;
+			} else if (strcmp(optarg, "sent") == 0) {
+				conf.emu_arrival_sent = true;
+			} else {
+				SRV_LOG(ERR, "--emu-arrival: '%s' is neither poll nor sent",
+					optarg);
+				return -1;
+			}
 			break;
 		case OPT_HELP:
 			usage(prog);
@@ -566,6 +621,41 @@ spin_for(uint64_t start, uint32_t ns)
 		rte_pause();
 }
 
+/* Whether m is the last packet of a request to us: true with *p filled
+ * in, or false once m has been counted and freed. */
+static inline bool
+parse_request(struct srv_core *c, struct rte_mbuf *m, struct tlb_parsed *p)
+{
+	enum tlb_parse_err perr;
+
+	if (unlikely(!rte_pktmbuf_is_contiguous(m)) &&
+	    rte_pktmbuf_linearize(m) != 0) {
+		c->st.nonlinear++;
+		goto drop;
+	}
+	perr = tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
+			       rte_pktmbuf_data_len(m), &conf.popts, p);
+	if (unlikely(perr != TLB_PARSE_OK)) {
+		c->st.parse_err[perr < TLB_PARSE_ERR_MAX ? perr : 0]++;
+		goto drop;
+	}
+	if (unlikely(p->cls != TLB_FRAME_REQUEST)) {
+		c->st.not_request++;
+		goto drop;
+	}
+	/* All packets of a message reach the same core (the daemon keeps
+	 * them together); the message is served once, when its last packet
+	 * arrives, and the others only counted. */
+	if (unlikely(p->hdr.pkt_idx != p->hdr.pkt_cnt - 1)) {
+		c->st.nonfinal++;
+		goto drop;
+	}
+	return true;
+drop:
+	rte_pktmbuf_free(m);
+	return false;
+}
+
 /* Handles one frame: returns true if m became a response to send, false
  * if it was freed. */
 static inline bool
@@ -575,34 +665,12 @@ handle_frame(struct srv_core *c, struct rte_mbuf *m)
 	uint16_t status = TLB_RPC_ST_OK;
 	uint16_t resp_len = 0;
 	struct tlb_parsed p;
-	enum tlb_parse_err perr;
 	uint64_t t0 = rte_rdtsc();
 	uint32_t service_ns;
 	size_t out_len;
 
-	if (unlikely(!rte_pktmbuf_is_contiguous(m)) &&
-	    rte_pktmbuf_linearize(m) != 0) {
-		c->st.nonlinear++;
-		goto drop;
-	}
-	perr = tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
-			       rte_pktmbuf_data_len(m), &conf.popts, &p);
-	if (unlikely(perr != TLB_PARSE_OK)) {
-		c->st.parse_err[perr < TLB_PARSE_ERR_MAX ? perr : 0]++;
-		goto drop;
-	}
-	if (unlikely(p.cls != TLB_FRAME_REQUEST)) {
-		c->st.not_request++;
-		goto drop;
-	}
-	/* All packets of a message reach the same core (the daemon keeps
-	 * them together); the message is served once, when its last packet
-	 * arrives, and the others only counted. */
-	if (unlikely(p.hdr.pkt_idx != p.hdr.pkt_cnt - 1)) {
-		c->st.nonfinal++;
-		goto drop;
-	}
-
+	if (!parse_request(c, m, &p))
+		return false;
 	if (conf.mode == MODE_SPIN) {
 		if (p.hdr.flags & TLB_RPC_F_HINT)
 			spin_for(t0, p.hdr.svc_hint_ns);
@@ -650,6 +718,214 @@ send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
 	if (unlikely(sent < n)) {
 		c->st.tx_drops += (uint64_t)(n - sent);
 		rte_pktmbuf_free_bulk(tx + sent, (unsigned int)(n - sent));
+	}
+}
+
+/* ---- --mode emulate: every logical core on one worker lcore ---- */
+
+/* The service time of an emulated request: its hint, capped by
+ * --max-spin-us; a request without a hint takes none. */
+static inline uint32_t
+emu_svc_ns(const struct tlb_parsed *p)
+{
+	uint32_t max_ns = conf.max_spin_us * 1000u;
+
+	if (!(p->hdr.flags & TLB_RPC_F_HINT))
+		return 0;
+	return p->hdr.svc_hint_ns > max_ns ? max_ns : p->hdr.svc_hint_ns;
+}
+
+/* Turns a request read at TSC time `now` into its response at once and
+ * queues it on the core's emulated FIFO (the caller checked for room);
+ * emu_send_due sends it and posts its credit when its service has ended.
+ * It arrived at `now`, or with --emu-arrival sent at its client_ts (never
+ * later than now): then a stretch in which this thread did not run costs
+ * the emulated cores no capacity. A response that cannot be built still
+ * occupies the core and still earns its credit: the request was served. */
+static inline void
+emu_admit_frame(struct srv_core *c, struct rte_mbuf *m, uint64_t now)
+{
+	uint64_t arrival = now;
+	struct tlb_parsed p;
+	struct emu_req r;
+	size_t out_len;
+
+	if (!parse_request(c, m, &p))
+		return;
+	if (conf.emu_arrival_sent && p.hdr.client_ts < now)
+		arrival = p.hdr.client_ts;
+	r.svc_ns = emu_svc_ns(&p);
+	r.work_ns = p.hdr.work_ns;
+	r.item = m;
+	out_len = tlb_make_response(rte_pktmbuf_mtod(m, void *),
+				    rte_pktmbuf_data_len(m), &p,
+				    TLB_MSG_RESPONSE, TLB_RPC_ST_OK,
+				    (uint16_t)c->idx, r.svc_ns, 0);
+	if (unlikely(out_len == 0)) {
+		c->st.resp_err++;
+		rte_pktmbuf_free(m);
+		r.item = NULL;
+	} else {
+		m->data_len = (uint16_t)out_len;
+		m->pkt_len = (uint32_t)out_len;
+	}
+	/* Cycles from ns without overflow for any uint32_t ns and any
+	 * TSC rate below 18 GHz. */
+	emu_admit(&c->emu, arrival,
+		  (uint64_t)r.svc_ns * (tsc_hz / 1000u) / 1000000u, &r);
+}
+
+/* Sends the responses of c whose service has ended by `now`, oldest
+ * first, and posts their credits at once: the daemon's view of the core's
+ * queue is the emulated queue. */
+static inline void
+emu_send_due(struct srv_core *c, uint64_t now)
+{
+	struct emu_req done[BURST];
+	struct rte_mbuf *tx[BURST];
+	uint16_t n_tx = 0;
+	uint32_t n;
+
+	n = emu_take(&c->emu, now, done, BURST);
+	if (n == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (c->credit != NULL)
+			tlb_host_complete(c->credit, done[i].work_ns,
+					  done[i].svc_ns);
+		if (done[i].item != NULL)
+			tx[n_tx++] = done[i].item;
+	}
+	c->st.served += n;
+	if (n_tx != 0)
+		send_responses(c, tx, n_tx);
+	if (c->credit != NULL)
+		tlb_host_flush(c->credit);
+}
+
+/* A core whose port the main lcore restarts is left alone (paused) until
+ * the port runs again; its held responses wait, and it keeps beating: it
+ * is alive, only idle. Returns whether c is paused. */
+static inline bool
+emu_paused(struct srv_core *c, uint64_t now)
+{
+	bool req = __atomic_load_n(&c->port->pause_req, __ATOMIC_ACQUIRE);
+
+	if (likely(!req && !c->paused))
+		return false;
+	if (!req) {
+		__atomic_store_n(&c->paused, false, __ATOMIC_RELEASE);
+		tlb_host_set_running(c->credit, true);
+		return false;
+	}
+	if (!c->paused) {
+		if (c->credit != NULL) {
+			tlb_host_flush(c->credit);
+			tlb_host_set_running(c->credit, false);
+		}
+		__atomic_store_n(&c->paused, true, __ATOMIC_RELEASE);
+	}
+	if (c->credit != NULL && now - c->last_beat >= tsc_hz / BEAT_PER_SEC) {
+		tlb_host_beat(c->credit);
+		c->last_beat = now;
+	}
+	return true;
+}
+
+/* One pass over an emulated core: admit what its RX queue holds (as far
+ * as its FIFO has room; the rest waits in the queue), send what is due.
+ * Returns whether anything arrived. */
+static inline bool
+emu_poll_core(struct srv_core *c, uint64_t now)
+{
+	struct rte_mbuf *rx[BURST];
+	uint32_t room = emu_room(&c->emu);
+	uint16_t nb = 0;
+
+	if (room != 0) {
+		nb = rte_eth_rx_burst(c->port->id, c->queue, rx,
+				      (uint16_t)RTE_MIN(room, (uint32_t)BURST));
+		c->st.rx += nb;
+		for (uint16_t i = 0; i < nb; i++)
+			emu_admit_frame(c, rx[i], now);
+	}
+	emu_send_due(c, now);
+	if (c->credit != NULL && now - c->last_beat >= tsc_hz / BEAT_PER_SEC) {
+		tlb_host_beat(c->credit);
+		c->last_beat = now;
+	}
+	return nb != 0;
+}
+
+/* The worker of --mode emulate: polls every logical core's queue in turn.
+ * With --idle-sleep-us, a pass in which nothing arrived and nothing is
+ * due is followed by a sleep of at most that long and at most until the
+ * next held response is due: the thread leaves the CPU to its peers while
+ * the emulated cores are busy, at the price of responses leaving up to
+ * the OS's wake-up latency late, and (with --emu-arrival poll) arrivals
+ * stamped that much late. */
+static int
+emu_loop(void *arg)
+{
+	const uint64_t cycles_per_us = tsc_hz / 1000000u;
+	uint64_t next, now, sleep_us;
+	bool got;
+
+	(void)arg;
+	for (uint32_t i = 0; i < conf.n_cores; i++) {
+		SRV_LOG(INFO, "core %u (emulated) on lcore %u polls port %s queue %u",
+			cores[i].idx, cores[i].lcore, cores[i].port->name,
+			cores[i].queue);
+		tlb_host_set_running(cores[i].credit, true);
+	}
+	while (likely(!force_quit)) {
+		got = false;
+		next = UINT64_MAX;
+		for (uint32_t i = 0; i < conf.n_cores; i++) {
+			struct srv_core *c = &cores[i];
+
+			now = rte_rdtsc();
+			if (unlikely(emu_paused(c, now)))
+				continue;
+			got |= emu_poll_core(c, now);
+			next = RTE_MIN(next, emu_next_done(&c->emu));
+		}
+		if (got || conf.idle_sleep_us == 0)
+			continue;
+		now = rte_rdtsc();
+		sleep_us = conf.idle_sleep_us;
+		if (next != UINT64_MAX)
+			sleep_us = next <= now ? 0 :
+				RTE_MIN(sleep_us, (next - now) / cycles_per_us);
+		if (sleep_us == 0)
+			continue;
+		rte_delay_us_sleep((unsigned int)sleep_us);
+		for (uint32_t i = 0; i < conf.n_cores; i++)
+			cores[i].st.idle_sleeps++;
+	}
+	for (uint32_t i = 0; i < conf.n_cores; i++) {
+		if (cores[i].credit != NULL) {
+			tlb_host_flush(cores[i].credit);
+			tlb_host_set_running(cores[i].credit, false);
+		}
+	}
+	return 0;
+}
+
+/* Frees what the emulated cores still hold (after the worker stopped). */
+static void
+emu_release(void)
+{
+	struct emu_req r[BURST];
+	uint32_t n;
+
+	for (uint32_t i = 0; cores != NULL && i < conf.n_cores; i++) {
+		if (cores[i].emu.ring == NULL)
+			continue;
+		while ((n = emu_take(&cores[i].emu, UINT64_MAX, r, BURST)) != 0)
+			for (uint32_t j = 0; j < n; j++)
+				rte_pktmbuf_free(r[j].item);
+		emu_core_free(&cores[i].emu);
 	}
 }
 
@@ -942,6 +1218,10 @@ ports_setup(void)
 		n_mbufs += p->n_queues *
 			   (p->nb_rxd + p->nb_txd + 2u * BURST + POOL_CACHE);
 	}
+	/* Emulated cores hold their requests' frames until the responses
+	 * leave. */
+	if (conf.mode == MODE_EMULATE)
+		n_mbufs += conf.n_cores * conf.emu_depth;
 	n_mbufs = RTE_MAX(n_mbufs, 8191u);
 	socket = rte_eth_dev_socket_id(ports[0].id);
 	if (socket < 0)
@@ -1226,7 +1506,7 @@ write_stats(void)
 	/* "port" is the first (with one port: the only) port; "ports" all
 	 * of them, in core order with --port-per-core. */
 	fprintf(f, "{\n  \"server\": {\"mode\": \"%s\", \"port\": ",
-		conf.mode == MODE_KV ? "kv" : "spin");
+		mode_names[conf.mode]);
 	json_string(f, ports[0].name);
 	fprintf(f, ", \"ports\": [");
 	for (uint32_t i = 0; i < n_ports; i++) {
@@ -1282,7 +1562,7 @@ write_stats(void)
 int
 main(int argc, char **argv)
 {
-	unsigned int lcore, n_workers;
+	unsigned int lcore, n_workers, need_workers;
 	struct sigaction sa;
 	uint32_t i;
 	int ret, rc = 1;
@@ -1310,10 +1590,15 @@ main(int argc, char **argv)
 	n_workers = rte_lcore_count() - 1;
 	if (conf.n_cores == 0)
 		conf.n_cores = n_workers;
-	if (conf.n_cores == 0 || n_workers < conf.n_cores) {
-		SRV_LOG(ERR, "--cores %u needs as many EAL worker lcores, the EAL has %u (map lcores to CPUs, e.g. --lcores=0@0,(1-%u)@1)",
-			conf.n_cores, n_workers,
-			conf.n_cores == 0 ? 1 : conf.n_cores);
+	/* Emulated cores all run on one worker lcore. */
+	need_workers = conf.mode == MODE_EMULATE ? 1 : conf.n_cores;
+	if (conf.n_cores == 0 || n_workers < need_workers) {
+		if (conf.mode == MODE_EMULATE)
+			SRV_LOG(ERR, "--mode emulate needs one EAL worker lcore, the EAL has none (e.g. --lcores=0@0,1@1)");
+		else
+			SRV_LOG(ERR, "--cores %u needs as many EAL worker lcores, the EAL has %u (map lcores to CPUs, e.g. --lcores=0@0,(1-%u)@1)",
+				conf.n_cores, n_workers,
+				conf.n_cores == 0 ? 1 : conf.n_cores);
 		goto out_eal;
 	}
 	tsc_hz = rte_get_tsc_hz();
@@ -1326,11 +1611,22 @@ main(int argc, char **argv)
 	}
 	i = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (i == conf.n_cores)
+		if (i == need_workers)
 			break;
 		cores[i].idx = i;
 		cores[i].lcore = lcore;
 		i++;
+	}
+	for (i = need_workers; i < conf.n_cores; i++) {
+		cores[i].idx = i;
+		cores[i].lcore = cores[0].lcore;
+	}
+	for (i = 0; conf.mode == MODE_EMULATE && i < conf.n_cores; i++) {
+		if (emu_core_init(&cores[i].emu, conf.emu_depth) < 0) {
+			SRV_LOG(ERR, "out of memory for %u emulated cores of depth %u",
+				conf.n_cores, conf.emu_depth);
+			goto out_cores;
+		}
 	}
 	if (conf.mode == MODE_KV && kv_init(conf.kv_capacity) < 0) {
 		SRV_LOG(ERR, "out of memory for a kv table of %u entries",
@@ -1343,12 +1639,20 @@ main(int argc, char **argv)
 		goto out_port;
 
 	SRV_LOG(INFO, "serving: mode %s, %u cores on %u port%s, UDP port %u%s, idle sleep %u us",
-		conf.mode == MODE_KV ? "kv" : "spin", conf.n_cores, n_ports,
+		mode_names[conf.mode], conf.n_cores, n_ports,
 		n_ports == 1 ? "" : "s",
 		conf.popts.udp_ports[0],
 		conf.popts.n_udp_ports > 1 ? " (and more)" : "",
 		conf.idle_sleep_us);
-	for (i = 0; i < conf.n_cores; i++) {
+	if (conf.mode == MODE_EMULATE) {
+		ret = rte_eal_remote_launch(emu_loop, NULL, cores[0].lcore);
+		if (ret != 0) {
+			SRV_LOG(ERR, "cannot launch the emulated cores on lcore %u: %s",
+				cores[0].lcore, rte_strerror(-ret));
+			force_quit = true;
+		}
+	}
+	for (i = 0; conf.mode != MODE_EMULATE && i < conf.n_cores; i++) {
 		ret = rte_eal_remote_launch(core_loop, &cores[i],
 					    cores[i].lcore);
 		if (ret != 0) {
@@ -1361,6 +1665,7 @@ main(int argc, char **argv)
 	if (!force_quit)
 		watch_loop();
 	rte_eal_mp_wait_lcore();
+	emu_release();
 	SRV_LOG(INFO, "stopped");
 	rc = write_stats() == 0 ? 0 : 1;
 
@@ -1379,6 +1684,7 @@ out_host:
 	tlb_host_close(host);
 	free(kv.sets);
 out_cores:
+	emu_release();
 	rte_free(cores);
 out_eal:
 	rte_eal_cleanup();
