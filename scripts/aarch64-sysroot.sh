@@ -27,7 +27,7 @@ mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 
 # What turbolb builds against; their dependencies come from apt.
-roots=(libdpdk-dev libbsd-dev libyaml-dev libcmocka-dev)
+roots=(libdpdk-dev libbsd-dev libyaml-dev libcmocka-dev libevent-dev)
 # Bump when the layout below changes, so that old sysroots are rebuilt.
 layout=2
 
@@ -204,7 +204,7 @@ for f in usr/include/dpdk/rte_eal.h usr/include/bsd/string.h usr/include/yaml.h 
 done
 flags=$(PKG_CONFIG_LIBDIR="$dir/usr/lib/$triplet/pkgconfig:$dir/usr/share/pkgconfig" \
 	PKG_CONFIG_SYSROOT_DIR="$dir" \
-	pkg-config --cflags --libs libdpdk libbsd yaml-0.1 cmocka) || {
+	pkg-config --cflags --libs libdpdk libbsd yaml-0.1 cmocka libevent) || {
 	say "pkg-config cannot use the sysroot's .pc files" >&2
 	exit 1
 }
