@@ -31,6 +31,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
