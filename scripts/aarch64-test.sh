@@ -93,8 +93,10 @@ fi
 
 # --- test under emulation ----------------------------------------------------
 # Tests in the suite 'native' (network namespaces with af_packet, the kick
-# agent's perf events and real-time boosts) need the host's own binaries and
-# are left out. One meson test per suite: the unit tests in parallel, then the integration
+# agent's perf events and real-time boosts, the metrics endpoint and the
+# 256-core daemon started by scripts that run the binaries themselves,
+# dpdk-testpmd beside turbolbd) need the host's own binaries and are left
+# out. One meson test per suite: the unit tests in parallel, then the integration
 # tests (DPDK lcores that busy-poll, pinned to cores) one at a time, so that
 # they do not compete with the CPU-heavy unit tests for the emulated cores.
 failed=0
