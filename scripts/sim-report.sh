@@ -30,8 +30,9 @@
 #                           per CPU-second at 16 / 64 cores)
 #   DAEMON_RESIDENCE_NS     a request's residence in the daemon, NIC to
 #                           host queue; also the in-band credit's feedback
-#                           delay (default 1000, a conservative placeholder
-#                           until the latency measurement gives the figure)
+#                           delay (default 404: jsq's median at half of
+#                           saturation, docs/performance.md, "The latency
+#                           bound")
 #   DAEMON_RING_FEEDBACK_NS how late a ring credit is counted (default
 #                           512: one dispatcher loop at a full burst, 32
 #                           requests x 16 ns)
@@ -47,7 +48,7 @@ out_md=${SIM_OUT:-docs/results-simulation.md}
 img_dir=${SIM_IMG:-docs/img}
 DAEMON_DISPATCH_NS=${DAEMON_DISPATCH_NS:-34}
 DAEMON_DISPATCH_64_NS=${DAEMON_DISPATCH_64_NS:-47}
-DAEMON_RESIDENCE_NS=${DAEMON_RESIDENCE_NS:-1000}
+DAEMON_RESIDENCE_NS=${DAEMON_RESIDENCE_NS:-404}
 DAEMON_RING_FEEDBACK_NS=${DAEMON_RING_FEEDBACK_NS:-512}
 
 if [ -n "${TURBOLB_SIM:-}" ]; then

@@ -735,9 +735,12 @@ def write_daemon(pg, plan, res, fig):
          "Mpps per CPU-second at 16 / 64 cores (docs/performance.md); "
          "with responses at 64 cores is not measured there |"
          % fig.dispatch_64)
-    pg.w("| residence (`DAEMON_RESIDENCE_NS`) | %d ns | a conservative "
-         "placeholder until the latency measurement lands; it is also the "
-         "in-band feedback delay |" % fig.residence_ns)
+    pg.w("| residence (`DAEMON_RESIDENCE_NS`) | %d ns | docs/performance.md, "
+         "\"The latency bound\": a request's residence at the median, jsq, "
+         "16 host cores, half the dispatcher's saturation (request mode); "
+         "it is also the in-band feedback delay here, where the measured "
+         "response half is longer (about 1 us at the median) |"
+         % fig.residence_ns)
     pg.w("| ring-credit feedback (`DAEMON_RING_FEEDBACK_NS`) | %d ns | one "
          "dispatcher loop at a full burst: 32 requests x 16 ns (request "
          "path, docs/performance.md) |" % fig.ring_feedback_ns)
