@@ -107,6 +107,15 @@ tlb_lv_outstanding_work(const struct tlb_load_view *lv, uint32_t i)
 	       tlb_lv_load_u64(&c->completed_work_ns);
 }
 
+/* In rotation: online and not stale. A probing core at its cap is, for
+ * the packets of a message it already has, but is not picked for new
+ * ones (tlb_lv_eligible()). */
+static inline bool
+tlb_lv_in_rotation(const struct tlb_load_view *lv, uint32_t i)
+{
+	return lv->core[i].online && !lv->core[i].stale;
+}
+
 static inline bool
 tlb_lv_eligible(const struct tlb_load_view *lv, uint32_t i)
 {

@@ -306,7 +306,7 @@ steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
 		   const struct tlb_aff_msg *msg)
 {
 	if (core >= 0 && (uint32_t)core < dp->n_cores &&
-	    tlb_lv_eligible(dp->lv, (uint32_t)core) &&
+	    tlb_lv_in_rotation(dp->lv, (uint32_t)core) &&
 	    dp->lv->core[core].gen == msg->gen) {
 		dp->pend_affinity++;
 		port_send(&dp->target[core], m, 0);

@@ -673,6 +673,31 @@ test_response_attributed_by_queue(void **state)
 	drain(tgt[1].tx[0]);
 }
 
+/* A probed core (one request at a time) that gets a multi-packet
+ * message as its probe gets the rest of that message too: the cap is for
+ * new requests, not for the packets of one it has. */
+static void
+test_probe_message_stays_whole(void **state)
+{
+	struct out_pkt out[8];
+	uint64_t id = next_id++;
+
+	(void)state;
+	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
+	for (uint32_t c = 1; c < N_CORES; c++)
+		tlb_lv_set_online(dp.lv, c, false);
+	dp.lv->core[0].probing = 1;
+	tlb_lv_refresh(dp.lv, 0);
+	send_part(36500, id, 0, 3);
+	send_part(36500, id, 1, 3);
+	send_part(36500, id, 2, 3);
+	pump();
+	assert_true(dp.lv->core[0].capped);
+	assert_int_equal(collect(tgt[0].tx[0], out, 8), 3);
+	assert_int_equal(counter(TLB_DP_drop_continuation), 0);
+	assert_int_equal(counter(TLB_DP_messages), 1);
+}
+
 static void
 test_pass_through_untouched(void **state)
 {
@@ -1527,6 +1552,8 @@ main(void)
 		cmocka_unit_test_teardown(test_unfinished_messages_released,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_continuation_of_lost_core_dropped,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_probe_message_stays_whole,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_response_attributed_by_queue,
 					  teardown_dp),
