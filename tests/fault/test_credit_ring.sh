@@ -34,7 +34,12 @@ BUILD=${1:-build}
 fault_retry_on_memif_race "$@"
 
 fault_init credit-ring
-topo_config cores=4 policy=jsq credits=ring stale_us=50000
+# Stale while the server is stopped, never written off: the ring's faults
+# are the point here (tests/fault/test_write_off.sh writes off), and a
+# core written off while its ring is being broken and repaired would
+# count its late answers through whichever source it is on then.
+topo_config cores=4 policy=jsq credits=ring stale_us=50000 \
+	write_off_us=600000000
 if ! fault_start_daemon || ! fault_start_server --batch 1; then
 	check "topology up" false
 	finish
