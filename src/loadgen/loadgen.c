@@ -169,18 +169,26 @@ find_port(const char *name, uint16_t *id)
 /* Stops the port (if it runs) and starts it again. Called only from the
  * lcore that polls the port, between bursts: a port must not be polled
  * while it is stopped or started. */
+/* Stops p if it runs; a failure is logged, and p counts as stopped. */
+static void
+port_stop(struct lg_port *p)
+{
+	int rc;
+
+	if (!p->started)
+		return;
+	rc = rte_eth_dev_stop(p->id);
+	if (rc != 0)
+		LG_LOG(WARNING, "port %u: stop: %s", p->id, rte_strerror(-rc));
+	p->started = false;
+}
+
 static void
 port_restart(struct lg_port *p, uint64_t now)
 {
 	int rc;
 
-	if (p->started) {
-		rc = rte_eth_dev_stop(p->id);
-		if (rc != 0)
-			LG_LOG(WARNING, "port %u: stop: %s", p->id,
-			       rte_strerror(-rc));
-		p->started = false;
-	}
+	port_stop(p);
 	rc = rte_eth_dev_start(p->id);
 	if (rc != 0) {
 		/* Every 5 s or so: the peer may be down for long. */
@@ -352,15 +360,7 @@ port_setup(const struct lg_opts *o, struct lg_port *p)
 static void
 port_teardown(struct lg_port *p)
 {
-	int rc;
-
-	if (p->started) {
-		rc = rte_eth_dev_stop(p->id);
-		if (rc != 0)
-			LG_LOG(WARNING, "port %u: stop: %s", p->id,
-			       rte_strerror(-rc));
-		p->started = false;
-	}
+	port_stop(p);
 	if (p->configured) {
 		rte_eth_dev_close(p->id);
 		p->configured = false;
