@@ -61,15 +61,41 @@ struct tlb_metric_core {
 	char state[16]; /* tlb_tel_core_state()'s words */
 };
 
-/* Writes the text for stats[0..n_stats) and cores[0..n_cores) (cores in
- * any order) to f. A key the table does not describe is left out and
+/* The daemon's residence time: from the start of the poll that received a
+ * packet to the rte_eth_tx_burst() call that handed it to its queue (time
+ * in the NIC's RX ring before that poll is not seen). Each TX call counts
+ * all its packets with the residence of its oldest, an upper bound for
+ * the others. Buckets are Prometheus's: a value v falls in the first
+ * bucket whose bound is >= v; the last bucket is +Inf. */
+#define TLB_RESIDENCE_BUCKETS 12
+extern const uint64_t tlb_residence_le_ns[TLB_RESIDENCE_BUCKETS - 1];
+
+/* Index of v's bucket for bounds le[0..n) (ascending); n: +Inf. */
+static inline unsigned int
+tlb_le_bucket(const uint64_t *le, unsigned int n, uint64_t v)
+{
+	unsigned int b = 0;
+
+	while (b < n && v > le[b])
+		b++;
+	return b;
+}
+
+struct tlb_metric_hist {
+	uint64_t count[TLB_RESIDENCE_BUCKETS]; /* per bucket, not cumulative */
+	uint64_t sum_ns;
+};
+
+/* Writes the text for stats[0..n_stats), cores[0..n_cores) (cores in
+ * any order) and, unless NULL, the residence histogram to f. A key the table does not describe is left out and
  * counted: the return value, so that an older turbolbctl can warn about
  * a newer daemon's counters (the daemon's own keys are all described:
  * tests/unit/test_metrics.c and tests/cli/test_metrics.sh). */
 unsigned int tlb_metrics_write(FILE *f, const struct tlb_metric_sample *stats,
 			       size_t n_stats,
 			       const struct tlb_metric_core *cores,
-			       size_t n_cores);
+			       size_t n_cores,
+			       const struct tlb_metric_hist *residence);
 
 /* The HTTP Content-Type of that text. */
 #define TLB_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"

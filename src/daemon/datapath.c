@@ -82,8 +82,23 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
 	  char *err, size_t errlen);
 
+/* Counts n packets sent at tsc with the residence of the oldest of them,
+ * whose poll started at since: one record per full buffer and per end of
+ * poll, not per TX call, to keep it off the per-queue cost. */
+static inline void
+residence_record(struct tlb_dp *dp, uint64_t tsc, uint64_t since, uint32_t n)
+{
+	uint64_t d = tsc > since ? tsc - since : 0;
+	unsigned int b = tlb_le_bucket(dp->residence_le_tsc,
+				       TLB_RESIDENCE_BUCKETS - 1, d);
+
+	tlb_counter_add(&dp->stats.residence[b], n);
+	tlb_counter_add(&dp->stats.residence_tsc, d * n);
+}
+
 /* Sends what the buffer holds; what the queue refuses is dropped,
- * counted, and uncharged. The port stays in dp->pending. */
+ * counted, and uncharged. The port stays in dp->pending. The caller
+ * records the residence. */
 static __rte_noinline void
 port_flush(struct tlb_dp_port *port)
 {
@@ -108,6 +123,7 @@ port_send(struct tlb_dp_port *port, struct rte_mbuf *m, uint64_t charge)
 	if (i == 0) {
 		struct tlb_dp *dp = port->dp;
 
+		port->first_tsc = dp->poll_tsc;
 		port->deadline = dp->poll_tsc + port->hold_tsc;
 		if (!port->listed) {
 			port->listed = true;
@@ -117,8 +133,10 @@ port_send(struct tlb_dp_port *port, struct rte_mbuf *m, uint64_t charge)
 	port->pkts[i] = m;
 	port->charge[i] = charge;
 	port->length = ++i;
-	if (unlikely(i >= port->size))
+	if (unlikely(i >= port->size)) {
+		residence_record(port->dp, rte_rdtsc(), port->first_tsc, i);
 		port_flush(port);
+	}
 }
 
 /* The buffer goes out at the end of this poll, whatever its hold. */
@@ -133,7 +151,8 @@ port_due_now(struct tlb_dp_port *port)
 static void
 send_due(struct tlb_dp *dp, uint64_t tsc, bool all)
 {
-	uint32_t kept = 0;
+	uint64_t oldest = tsc;
+	uint32_t kept = 0, sent = 0;
 
 	for (uint32_t j = 0; j < dp->n_pending; j++) {
 		struct tlb_dp_port *port = dp->pending[j];
@@ -142,10 +161,16 @@ send_due(struct tlb_dp *dp, uint64_t tsc, bool all)
 			dp->pending[kept++] = port;
 			continue;
 		}
+		if (port->length != 0) {
+			sent += port->length;
+			oldest = RTE_MIN(oldest, port->first_tsc);
+		}
 		port_flush(port);
 		port->listed = false;
 	}
 	dp->n_pending = kept;
+	if (sent != 0)
+		residence_record(dp, tsc, oldest, sent);
 }
 
 static inline void
@@ -734,7 +759,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 void
 tlb_dp_flush(struct tlb_dp *dp)
 {
-	send_due(dp, 0, true);
+	send_due(dp, rte_rdtsc(), true);
 }
 
 /* The requests of a burst with the prefetches ahead, the loop split
@@ -915,7 +940,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	 * requests of a few polls to one core share a TX call, and catches
 	 * up. */
 	if (dp->n_pending != 0)
-		send_due(dp, behind ? rte_rdtsc() : 0, !behind);
+		send_due(dp, rte_rdtsc(), !behind);
 	if (now - dp->last_housekeeping_tsc > dp->housekeeping_tsc) {
 		housekeeping(dp, now_ns);
 		dp->last_housekeeping_tsc = now;
@@ -1020,6 +1045,10 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 					dp->tsc_hz);
 	dp->housekeeping_tsc =
 		dp->tsc_hz / 1000000 * cfg->datapath.housekeeping_us;
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS - 1; b++)
+		dp->residence_le_tsc[b] = (uint64_t)(
+			(unsigned __int128)tlb_residence_le_ns[b] * dp->tsc_hz /
+			1000000000);
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
 	dp->write_off_ns = (uint64_t)cfg->host.write_off_us * 1000;
 	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)

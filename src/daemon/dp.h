@@ -18,6 +18,7 @@
 #include "turbolb/config.h"
 #include "turbolb/transport.h"
 #include "turbolb/load_view.h"
+#include "turbolb/metrics.h"
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
 
@@ -77,6 +78,11 @@ struct tlb_dp_stats {
 	uint64_t drop_parse[TLB_PARSE_ERR_MAX]; /* by parse error code */
 	uint64_t loops;       /* heartbeat: iterations of the poll loop */
 	uint64_t busy_loops;  /* iterations that moved a packet */
+	/* The residence histogram (turbolb/metrics.h): packets per bucket
+	 * of tlb_residence_le_ns, and the sum of their residences in TSC
+	 * cycles. */
+	uint64_t residence[TLB_RESIDENCE_BUCKETS];
+	uint64_t residence_tsc;
 } __rte_cache_aligned;
 
 struct tlb_dp;
@@ -106,6 +112,7 @@ struct tlb_dp_port {
 	uint64_t *charge;         /* pkts[i]'s: its work + 1, 0: none */
 	uint64_t hold_tsc;        /* how long a packet may wait for others */
 	uint64_t deadline;        /* TSC by which the buffer goes out */
+	uint64_t first_tsc;       /* start of the oldest packet's poll */
 	bool listed;              /* in dp->pending (always, while length) */
 };
 
@@ -163,6 +170,8 @@ struct tlb_dp {
 	bool behind;              /* since a full uplink burst, until an
 				     empty one */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
+	/* tlb_residence_le_ns in TSC cycles */
+	uint64_t residence_le_tsc[TLB_RESIDENCE_BUCKETS - 1];
 	uint64_t stale_timeout_ns;
 	uint64_t write_off_ns;
 

@@ -85,6 +85,7 @@ render(size_t *len)
 {
 	struct tlb_tel_sink sink = { .u64 = collect_u64, .str = collect_str };
 	struct tlb_metric_core *cores = NULL;
+	struct tlb_metric_hist residence;
 	struct tlb_tel_core row;
 	struct collect *c;
 	size_t n_cores = 0, k = 0;
@@ -118,7 +119,8 @@ render(size_t *len)
 	f = open_memstream(&text, len);
 	if (f == NULL)
 		goto out;
-	tlb_metrics_write(f, c->s, c->n, cores, n_cores);
+	tlb_telemetry_residence(&residence);
+	tlb_metrics_write(f, c->s, c->n, cores, n_cores, &residence);
 	if (fclose(f) != 0) {
 		free(text);
 		text = NULL;

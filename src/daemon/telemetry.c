@@ -5,10 +5,15 @@
  *   /turbolb/cores   per host core: sent, completed, outstanding, state;
  *                    in pages of at most TLB_TEL_CORES_PAGE_MAX cores
  *   /turbolb/config  the active policy and its parameters
+ *   /turbolb/residence  the daemon's residence histogram
+ *                    (turbolb/metrics.h): sum_ns, count, and per bucket
+ *                    bucket_le_<bound in ns> and bucket_inf (packets in
+ *                    that bucket, not cumulative)
  * Callbacks run in the telemetry thread and only read data-plane memory
  * (relaxed loads): they never write to it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,6 +316,47 @@ cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+void
+tlb_telemetry_residence(struct tlb_metric_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	for (unsigned int d = 0; d < tlb_n_dps; d++) {
+		const struct tlb_dp *dp = tlb_dps[d];
+		uint64_t tsc = tlb_counter_read(&dp->stats.residence_tsc);
+
+		for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++)
+			h->count[b] +=
+				tlb_counter_read(&dp->stats.residence[b]);
+		h->sum_ns += (uint64_t)((unsigned __int128)tsc * 1000000000 /
+					dp->tsc_hz);
+	}
+}
+
+static int
+cmd_residence(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct tlb_metric_hist h;
+	uint64_t total = 0;
+	char key[32];
+
+	(void)cmd;
+	(void)params;
+	tlb_telemetry_residence(&h);
+	rte_tel_data_start_dict(d);
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++) {
+		if (b < TLB_RESIDENCE_BUCKETS - 1)
+			snprintf(key, sizeof(key), "bucket_le_%" PRIu64,
+				 tlb_residence_le_ns[b]);
+		else
+			snprintf(key, sizeof(key), "bucket_inf");
+		rte_tel_data_add_dict_u64(d, key, h.count[b]);
+		total += h.count[b];
+	}
+	rte_tel_data_add_dict_u64(d, "sum_ns", h.sum_ns);
+	rte_tel_data_add_dict_u64(d, "count", total);
+	return 0;
+}
+
 int
 tlb_telemetry_register(void)
 {
@@ -325,6 +371,8 @@ tlb_telemetry_register(void)
 		"Active policy and parameters");
 	rc |= rte_telemetry_register_cmd("/turbolb/policy", cmd_policy,
 		"Show the policy; with a parameter NAME[:PARAM], switch to it");
+	rc |= rte_telemetry_register_cmd("/turbolb/residence", cmd_residence,
+		"Time packets spent in the daemon, as a histogram in ns");
 	rc |= rte_telemetry_register_cmd("/turbolb/reload", cmd_reload,
 		"Re-read the YAML file (as SIGHUP)");
 	if (rc != 0)

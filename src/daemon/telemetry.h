@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "turbolb/metrics.h"
 #include "turbolb/telemetry_cores.h"
 
 /* Hands every key of /turbolb/stats and its value to s, in the order the
@@ -14,6 +15,9 @@ void tlb_telemetry_stats(const struct tlb_tel_sink *s);
 /* Host core i of dispatcher n (tlb_dps[n]), as it is now. */
 void tlb_telemetry_read_core(unsigned int n, uint32_t i,
 			     struct tlb_tel_core *row);
+
+/* The residence histogram summed over the dispatchers (relaxed loads). */
+void tlb_telemetry_residence(struct tlb_metric_hist *h);
 
 /* Registers the /turbolb/... commands. Returns 0 or -1. */
 int tlb_telemetry_register(void);

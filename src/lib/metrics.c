@@ -121,6 +121,12 @@ static const struct tlb_metric_stat stat_table[] = {
 
 #define N_STATS (sizeof(stat_table) / sizeof(stat_table[0]))
 
+/* Around the residences that matter for 1-10 us RPCs, and a tail to see a
+ * stalled lcore. */
+const uint64_t tlb_residence_le_ns[TLB_RESIDENCE_BUCKETS - 1] = {
+	100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 1000000,
+};
+
 static const char drops_help[] =
 	"Frames and requests dropped, by reason (each reason's meaning: "
 	"the comment beside it).";
@@ -320,10 +326,48 @@ write_cores(FILE *f, const struct tlb_metric_core *cores, size_t n)
 	free(order);
 }
 
+/* A bound in ns as seconds, the shortest exact decimal. */
+static void
+put_le(FILE *f, uint64_t ns)
+{
+	char frac[16];
+	int end;
+
+	snprintf(frac, sizeof(frac), "%09" PRIu64, ns % 1000000000u);
+	for (end = 9; end > 1 && frac[end - 1] == '0'; end--)
+		;
+	fprintf(f, "%" PRIu64 ".%.*s", ns / 1000000000u, end, frac);
+}
+
+static void
+write_residence(FILE *f, const struct tlb_metric_hist *h)
+{
+	static const char family[] = "turbolb_residence_seconds";
+	uint64_t cumulative = 0;
+
+	put_help(f, family,
+		 "Time a packet spent in the daemon: from the start of the "
+		 "poll that received it to the TX call that sent it; a TX "
+		 "call counts its packets with its oldest's time.");
+	fprintf(f, "# TYPE %s histogram\n", family);
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++) {
+		cumulative += h->count[b];
+		fprintf(f, "%s_bucket{le=\"", family);
+		if (b < TLB_RESIDENCE_BUCKETS - 1)
+			put_le(f, tlb_residence_le_ns[b]);
+		else
+			fputs("+Inf", f);
+		fprintf(f, "\"} %" PRIu64 "\n", cumulative);
+	}
+	fprintf(f, "%s_sum ", family);
+	put_value(f, h->sum_ns, true);
+	fprintf(f, "%s_count %" PRIu64 "\n", family, cumulative);
+}
+
 unsigned int
 tlb_metrics_write(FILE *f, const struct tlb_metric_sample *stats,
 		  size_t n_stats, const struct tlb_metric_core *cores,
-		  size_t n_cores)
+		  size_t n_cores, const struct tlb_metric_hist *residence)
 {
 	unsigned int unknown = 0;
 
@@ -331,5 +375,7 @@ tlb_metrics_write(FILE *f, const struct tlb_metric_sample *stats,
 		unknown += tlb_metric_stat_find(stats[j].key) == NULL;
 	write_stats(f, stats, n_stats);
 	write_cores(f, cores, n_cores);
+	if (residence != NULL)
+		write_residence(f, residence);
 	return unknown;
 }

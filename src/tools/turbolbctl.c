@@ -11,6 +11,7 @@
  * answered but does not support the command or refused it.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -1015,9 +1016,34 @@ u64_of(const json_t *v, uint64_t *out)
 /* The answers of /turbolb/stats and /turbolb/cores (every page) as the
  * daemon's endpoint writes them: the same formatter
  * (include/turbolb/metrics.h). */
-static int
-print_metrics(const json_t *stats, const json_t *cores)
+/* The answer of /turbolb/residence into h; false when it has none (an
+ * older turbolbd). */
+static bool
+residence_of(const json_t *v, struct tlb_metric_hist *h)
 {
+	char key[32];
+	bool ok;
+
+	if (!json_is_object(v))
+		return false;
+	ok = u64_of(json_object_get(v, "sum_ns"), &h->sum_ns);
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++) {
+		if (b < TLB_RESIDENCE_BUCKETS - 1)
+			snprintf(key, sizeof(key), "bucket_le_%" PRIu64,
+				 tlb_residence_le_ns[b]);
+		else
+			snprintf(key, sizeof(key), "bucket_inf");
+		ok = ok && u64_of(json_object_get(v, key), &h->count[b]);
+	}
+	return ok;
+}
+
+static int
+print_metrics(const json_t *stats, const json_t *cores,
+	      const json_t *residence)
+{
+	struct tlb_metric_hist hist;
+	bool has_hist = residence_of(residence, &hist);
 	struct tlb_metric_sample *s;
 	struct tlb_metric_core *c;
 	size_t ns = 0, nc = 0;
@@ -1067,7 +1093,8 @@ print_metrics(const json_t *stats, const json_t *cores)
 			 json_is_string(st) ? json_string_value(st) : "?");
 		nc++;
 	}
-	unknown = tlb_metrics_write(stdout, s, ns, c, nc);
+	unknown = tlb_metrics_write(stdout, s, ns, c, nc,
+				    has_hist ? &hist : NULL);
 	if (unknown > 0)
 		fprintf(stderr, "turbolbctl: %u key%s of /turbolb/stats left "
 				"out: this turbolbctl has no description of "
@@ -1083,7 +1110,7 @@ print_metrics(const json_t *stats, const json_t *cores)
 static int
 run_metrics(const struct opts *o)
 {
-	struct answer st, co;
+	struct answer st, co, re;
 	struct tel t;
 	int rc;
 
@@ -1100,7 +1127,11 @@ run_metrics(const struct opts *o)
 		answer_free(&st);
 		return EXIT_UNREACHABLE;
 	}
-	rc = print_metrics(st.value, co.value);
+	/* An older turbolbd has no histogram: the rest is still printed. */
+	if (tel_request(&t, "/turbolb/residence", &re) != 0)
+		re.value = NULL;
+	rc = print_metrics(st.value, co.value, re.value);
+	answer_free(&re);
 	answer_free(&st);
 	answer_free(&co);
 	tel_close(&t);

@@ -46,9 +46,9 @@ check("the Prometheus parser reads %d families" % len(families),
 undocumented = [f.name for f in families if not f.documentation.strip()]
 check("every family has HELP", not undocumented, repr(undocumented))
 check("every family has a TYPE",
-      all(f.type in ("counter", "gauge") for f in families),
+      all(f.type in ("counter", "gauge", "histogram") for f in families),
       repr([(f.name, f.type) for f in families
-            if f.type not in ("counter", "gauge")]))
+            if f.type not in ("counter", "gauge", "histogram")]))
 check("every counter's samples end in _total",
       all(s.name.endswith("_total")
           for f in families if f.type == "counter" for s in f.samples))
@@ -78,7 +78,8 @@ check("traffic stopped: /turbolb/stats the same before and after",
 # counters of the text, as a multiset, are those of the stats (the
 # nanoseconds as seconds), and the ones named here are where they belong.
 stats_samples = [(k, v) for k, v in samples.items()
-                 if not k[0].startswith("turbolb_core_")]
+                 if not k[0].startswith(("turbolb_core_",
+                                         "turbolb_residence_"))]
 check("one sample per key of /turbolb/stats but drops",
       len(stats_samples) == len(before) - 1,
       "%d samples, %d keys" % (len(stats_samples), len(before)))
@@ -123,6 +124,24 @@ check("sum(turbolb_drops_total) = drops",
       sum(v for k, v in samples.items() if k[0] == "turbolb_drops_total") ==
       before["drops"])
 check("traffic flowed", before["messages"] > 0)
+
+# The residence histogram: cumulative buckets, +Inf = _count, and every
+# packet handed to a TX queue counted once.
+res = [f for f in families if f.name == "turbolb_residence_seconds"]
+check("turbolb_residence_seconds is a histogram",
+      len(res) == 1 and res[0].type == "histogram")
+if res:
+    buckets = sorted((float(s.labels["le"]), s.value) for s in res[0].samples
+                     if s.name.endswith("_bucket"))
+    count = value("turbolb_residence_seconds_count")
+    check("residence buckets cumulative, +Inf = _count",
+          all(a[1] <= b[1] for a, b in zip(buckets, buckets[1:])) and
+          buckets[-1] == (float("inf"), count), repr(buckets))
+    sent = sum(before[k] for k in ("steered", "responses", "pass_up",
+                                   "pass_down"))
+    check("residence _count %r = packets sent %r" % (count, sent),
+          count == sent)
+    check("residence _sum > 0", value("turbolb_residence_seconds_sum") > 0)
 
 fields = {
     "sent": "turbolb_core_requests_sent_total",

@@ -111,6 +111,17 @@ counter(enum tlb_dp_counter c)
 	return dp.stats.c[c];
 }
 
+/* Packets the residence histogram counted, over its buckets. */
+static uint64_t
+residence_count(void)
+{
+	uint64_t n = 0;
+
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++)
+		n += dp.stats.residence[b];
+	return n;
+}
+
 /* ---- fixtures ---- */
 
 static struct tlb_transport *xport; /* the host transport of this case */
@@ -1394,6 +1405,10 @@ test_hold_zero_same_poll(void **state)
 		assert_int_equal(st.delivered, st.sent);
 		assert_int_equal(st.answered, st.sent);
 		assert_int_equal(counter(TLB_DP_drop_fifo_full), 0);
+		/* The residence histogram counts every packet sent. */
+		assert_int_equal(residence_count(),
+				 counter(TLB_DP_steered) +
+					 counter(TLB_DP_responses));
 		/* Only jbsq may hold a request back: in its FIFO, while
 		 * every core is at its bound. */
 		if (pols[i].k == 0)

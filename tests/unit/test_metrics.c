@@ -82,13 +82,14 @@ test_every_counter_described(void **state)
 /* The text into the caller's *text (malloc'ed). */
 static void
 render(const struct tlb_metric_sample *s, size_t n,
-       const struct tlb_metric_core *c, size_t nc, unsigned int *unknown,
-       char **text, size_t *len)
+       const struct tlb_metric_core *c, size_t nc,
+       const struct tlb_metric_hist *h, unsigned int *unknown, char **text,
+       size_t *len)
 {
 	FILE *f = open_memstream(text, len);
 
 	assert_non_null(f);
-	*unknown = tlb_metrics_write(f, s, n, c, nc);
+	*unknown = tlb_metrics_write(f, s, n, c, nc, h);
 	assert_int_equal(fclose(f), 0);
 }
 
@@ -115,7 +116,7 @@ test_text(void **state)
 	size_t len = 0;
 
 	(void)state;
-	render(s, sizeof(s) / sizeof(s[0]), c, 2, &unknown, &t, &len);
+	render(s, sizeof(s) / sizeof(s[0]), c, 2, NULL, &unknown, &t, &len);
 	assert_int_equal(unknown, 1);
 	assert_null(strstr(t, "from_the_future"));
 	assert_non_null(strstr(t, "# HELP turbolb_uplink_rx_frames_total "));
@@ -188,12 +189,68 @@ test_listen_parse(void **state)
 			 -1);
 }
 
+/* A value on a bound is in that bound's bucket, one above in the next;
+ * past the last bound is +Inf. */
+static void
+test_le_bucket(void **state)
+{
+	const uint64_t *le = tlb_residence_le_ns;
+	const unsigned int n = TLB_RESIDENCE_BUCKETS - 1;
+
+	(void)state;
+	assert_int_equal(tlb_le_bucket(le, n, 0), 0);
+	assert_int_equal(tlb_le_bucket(le, n, 100), 0);
+	assert_int_equal(tlb_le_bucket(le, n, 101), 1);
+	assert_int_equal(tlb_le_bucket(le, n, 1000), 3);
+	assert_int_equal(tlb_le_bucket(le, n, le[n - 1]), n - 1);
+	assert_int_equal(tlb_le_bucket(le, n, le[n - 1] + 1), n);
+	assert_int_equal(tlb_le_bucket(le, n, UINT64_MAX), n);
+	for (unsigned int b = 1; b < n; b++)
+		assert_true(le[b] > le[b - 1]);
+}
+
+/* The histogram as Prometheus has it: cumulative buckets with le in
+ * seconds, +Inf equal to _count, _sum in seconds. */
+static void
+test_residence_text(void **state)
+{
+	struct tlb_metric_hist h = { .sum_ns = 2500000123 };
+	unsigned int unknown;
+	char *t = NULL;
+	size_t len = 0;
+
+	(void)state;
+	h.count[0] = 3;  /* <= 100 ns */
+	h.count[3] = 4;  /* <= 1 us */
+	h.count[TLB_RESIDENCE_BUCKETS - 1] = 1; /* +Inf */
+	render(NULL, 0, NULL, 0, &h, &unknown, &t, &len);
+	assert_int_equal(unknown, 0);
+	assert_non_null(strstr(t, "# TYPE turbolb_residence_seconds "
+				  "histogram\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_bucket"
+				  "{le=\"0.0000001\"} 3\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_bucket"
+				  "{le=\"0.0000005\"} 3\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_bucket"
+				  "{le=\"0.000001\"} 7\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_bucket"
+				  "{le=\"0.001\"} 7\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_bucket"
+				  "{le=\"+Inf\"} 8\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_sum "
+				  "2.500000123\n"));
+	assert_non_null(strstr(t, "turbolb_residence_seconds_count 8\n"));
+	free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_counter_described),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_le_bucket),
+		cmocka_unit_test(test_residence_text),
 		cmocka_unit_test(test_listen_parse),
 	};
 
