@@ -41,7 +41,7 @@ struct tlb_dp *tlb_dps[RTE_MAX_LCORE];
 unsigned int tlb_n_dps;
 
 const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS] = {
-#define X(name) #name,
+#define X(name, ...) #name,
 	TLB_DP_COUNTERS(X)
 #undef X
 };

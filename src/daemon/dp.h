@@ -16,56 +16,16 @@
 
 #include "turbolb/affinity.h"
 #include "turbolb/config.h"
+#include "turbolb/dp_counters.h"
 #include "turbolb/transport.h"
 #include "turbolb/load_view.h"
 #include "turbolb/metrics.h"
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
 
-/* Counters, in the order telemetry prints them. Drops carry "drop_". */
-#define TLB_DP_COUNTERS(X)                                                    \
-	X(rx_uplink)         /* frames received from the uplink */          \
-	X(rx_targets)        /* frames received from host cores' ports */   \
-	X(steered)           /* request packets sent to a host core */      \
-	X(messages)          /* request messages charged to a core */       \
-	X(affinity_hits)     /* continuation packets kept on their core */  \
-	X(incomplete_messages) /* multi-packet messages whose last packet  \
-				never came, or that lost their core: their \
-				charge handed back */                       \
-	X(held)              /* requests put in the NIC-side FIFO */        \
-	X(released)          /* requests that left the FIFO to a core */    \
-	X(responses)         /* response packets sent to the uplink */      \
-	X(completions_inband) /* completions counted from responses */      \
-	X(resp_core_mismatch) /* response whose server_core is not the core \
-				 of the queue it came on (counted there) */ \
-	X(completions_credit) /* completions counted from the credit ring */\
-	X(completions_extra) /* completions beyond what was outstanding,   \
-				of no written-off request (duplicates) */   \
-	X(late_completions)  /* completions of written-off requests */      \
-	X(written_off)       /* requests lost at a core stale for          \
-				write_off_us */                             \
-	X(written_off_work_ns) /* their work, ns */                         \
-	X(pass_up)           /* non-RPC uplink -> default target */         \
-	X(pass_down)         /* non-RPC from the host side -> uplink */     \
-	X(host_restarts)     /* credit ring epoch changes seen */           \
-	X(stranded)          /* requests in flight at a host that restarted */\
-	X(kicks_sent)        /* doorbells: request steered to a core that  \
-				is not running */                           \
-	X(kicks_stall)       /* doorbells: core with work, no progress */   \
-	X(drop_fifo_full)    /* held request, FIFO full (or no FIFO) */     \
-	X(drop_no_core)      /* no eligible host core */                    \
-	X(drop_tx_full)      /* target TX ring full */                      \
-	X(drop_uplink_tx_full) /* uplink TX ring full */                    \
-	X(drop_default_tx_full) /* default target TX ring full */           \
-	X(drop_no_default_target) /* non-RPC frame, no default target */     \
-	X(drop_bad_direction) /* response from the uplink, request from a host */\
-	X(drop_multi_segment) /* frame could not be linearized */           \
-	X(drop_continuation) /* packet of a message whose core left        \
-				rotation */                                 \
-	X(drop_shutdown)     /* still held in the FIFO at shutdown */
-
+/* The counters: turbolb/dp_counters.h lists and describes them. */
 enum tlb_dp_counter {
-#define X(name) TLB_DP_##name,
+#define X(name, ...) TLB_DP_##name,
 	TLB_DP_COUNTERS(X)
 #undef X
 	TLB_DP_N_COUNTERS

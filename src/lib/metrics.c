@@ -5,94 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "turbolb/dp_counters.h"
 #include "turbolb/metrics.h"
 
 #define DROPS "turbolb_drops_total"
 
-/* Every key of /turbolb/stats, in the order of the text. The counters of
- * TLB_DP_COUNTERS (src/daemon/dp.h) come first, in its order, with its
- * comments as their help; a counter added there without an entry here
- * fails tests/unit/test_metrics.c. Entries of one family are adjacent. */
+#define ENTRY_COUNTER(key, family, help)                                       \
+	{ key, family, NULL, TLB_METRIC_COUNTER, false, help },
+#define ENTRY_SECONDS(key, family, help)                                       \
+	{ key, family, NULL, TLB_METRIC_COUNTER, true, help },
+#define ENTRY_DROP(key, reason, help)                                          \
+	{ key, DROPS, reason, TLB_METRIC_COUNTER, false, help },
+
+/* Every key of /turbolb/stats, in the order of the text: the datapath's
+ * counters (turbolb/dp_counters.h), then the keys telemetry adds
+ * (src/daemon/telemetry.c). Entries of one family are adjacent. */
 static const struct tlb_metric_stat stat_table[] = {
-	{ "rx_uplink", "turbolb_uplink_rx_frames_total", NULL,
-	  TLB_METRIC_COUNTER, false, "Frames received from the uplink." },
-	{ "rx_targets", "turbolb_targets_rx_frames_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Frames received from the host cores' ports." },
-	{ "steered", "turbolb_steered_packets_total", NULL,
-	  TLB_METRIC_COUNTER, false, "Request packets sent to a host core." },
-	{ "messages", "turbolb_requests_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Request messages charged to a host core." },
-	{ "affinity_hits", "turbolb_affinity_hits_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Continuation packets of multi-packet messages kept on their "
-	  "core." },
-	{ "incomplete_messages", "turbolb_incomplete_messages_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Multi-packet messages whose last packet never came, or that lost "
-	  "their core: their charge handed back." },
-	{ "held", "turbolb_fifo_held_total", NULL, TLB_METRIC_COUNTER, false,
-	  "Requests put in the NIC-side FIFO." },
-	{ "released", "turbolb_fifo_released_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Requests that left the NIC-side FIFO to a host core." },
-	{ "responses", "turbolb_responses_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Response packets sent to the uplink." },
-	{ "completions_inband", "turbolb_completions_inband_total", NULL,
-	  TLB_METRIC_COUNTER, false, "Completions counted from responses." },
-	{ "resp_core_mismatch", "turbolb_response_core_mismatch_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Responses whose server_core is not the core of the queue they "
-	  "came on (counted at the queue's core)." },
-	{ "completions_credit", "turbolb_completions_credit_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Completions counted from the credit ring." },
-	{ "completions_extra", "turbolb_completions_extra_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Completions beyond what was outstanding, of no written-off "
-	  "request (duplicates)." },
-	{ "late_completions", "turbolb_late_completions_total", NULL,
-	  TLB_METRIC_COUNTER, false, "Completions of written-off requests." },
-	{ "written_off", "turbolb_written_off_requests_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Requests written off at a host core stale for host.write_off_us." },
-	{ "written_off_work_ns", "turbolb_written_off_work_seconds_total",
-	  NULL, TLB_METRIC_COUNTER, true,
-	  "The work of the written-off requests, in seconds." },
-	{ "pass_up", "turbolb_pass_up_frames_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Non-RPC frames from the uplink sent to the default target." },
-	{ "pass_down", "turbolb_pass_down_frames_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Non-RPC frames from the host side sent to the uplink." },
-	{ "host_restarts", "turbolb_host_restarts_total", NULL,
-	  TLB_METRIC_COUNTER, false, "Credit ring epoch changes seen." },
-	{ "stranded", "turbolb_stranded_requests_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Requests in flight at a host that restarted." },
-	{ "kicks_sent", "turbolb_kicks_sent_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Doorbells rung: a request steered to a host core that is "
-	  "not running." },
-	{ "kicks_stall", "turbolb_kicks_stall_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Doorbells rung: a host core with work and no progress." },
-	{ "drop_fifo_full", DROPS, "fifo_full", TLB_METRIC_COUNTER, false,
-	  "A request to hold, the FIFO full (or no FIFO)." },
-	{ "drop_no_core", DROPS, "no_core", TLB_METRIC_COUNTER, false,
-	  "No eligible host core." },
-	{ "drop_tx_full", DROPS, "tx_full", TLB_METRIC_COUNTER, false,
-	  "A host core's TX ring full." },
-	{ "drop_uplink_tx_full", DROPS, "uplink_tx_full", TLB_METRIC_COUNTER,
-	  false, "The uplink's TX ring full." },
-	{ "drop_default_tx_full", DROPS, "default_tx_full",
-	  TLB_METRIC_COUNTER, false, "The default target's TX ring full." },
-	{ "drop_no_default_target", DROPS, "no_default_target",
-	  TLB_METRIC_COUNTER, false, "A non-RPC frame, no default target." },
-	{ "drop_bad_direction", DROPS, "bad_direction", TLB_METRIC_COUNTER,
-	  false, "A response from the uplink, or a request from a host." },
-	{ "drop_multi_segment", DROPS, "multi_segment", TLB_METRIC_COUNTER,
-	  false, "A frame that could not be linearized." },
-	{ "drop_continuation", DROPS, "continuation", TLB_METRIC_COUNTER,
-	  false, "A packet of a message whose core left rotation." },
-	{ "drop_shutdown", DROPS, "shutdown", TLB_METRIC_COUNTER, false,
-	  "Still held in the FIFO at shutdown." },
+#define X(key, kind, what, help) ENTRY_##kind(#key, what, help)
+	TLB_DP_COUNTERS(X)
+#undef X
 	{ "drop_parse_", DROPS, NULL, TLB_METRIC_COUNTER, false,
 	  "A frame on an RPC port that failed to parse; the reason is "
 	  "parse_ and the parse error." },

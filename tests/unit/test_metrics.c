@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests: the Prometheus text (include/turbolb/metrics.h). Every
- * counter of the datapath (TLB_DP_COUNTERS, src/daemon/dp.h) and every
+ * counter of the datapath (TLB_DP_COUNTERS, turbolb/dp_counters.h) and every
  * parse-error drop has its one description, so a counter added without
  * one fails here; the text's names, units and labels; metrics.listen's
  * parser. Links the datapath library for tlb_dp_counter_names, without
