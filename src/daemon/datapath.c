@@ -237,42 +237,47 @@ fifo_peek(const struct tlb_fifo *f)
 /* Rings host core i's doorbell, at most once per kick interval: its kick
  * agent then makes the core's thread run now. */
 static inline void
-kick(struct tlb_dp *dp, uint32_t i, uint64_t now_ns, enum tlb_dp_counter c)
+kick(struct tlb_dp *dp, uint32_t i, enum tlb_dp_counter c)
 {
-	if (now_ns - dp->last_kick_ns[i] < dp->kick_interval_ns)
+	if (dp->poll_ns - dp->last_kick_ns[i] < dp->kick_interval_ns)
 		return;
-	dp->last_kick_ns[i] = now_ns;
+	dp->last_kick_ns[i] = dp->poll_ns;
 	tlb_transport_doorbell(dp->host, dp->core_id[i]);
 	count(dp, c, 1);
 }
 
 /* ---- request path ---- */
 
-enum steer_result { STEER_SENT, STEER_HOLD, STEER_DROPPED };
+/* What steering a request depends on besides the request. The request
+ * loop is instantiated once per combination of flow_key and own
+ * (from_uplink_burst()) with the mode a constant there, so that the
+ * compiler drops the branches that do not apply. */
+struct steer_mode {
+	bool flow_key;  /* the policy hashes the flow: no fast path */
+	bool own;       /* the policy's own dispatch (jlq) */
+	bool from_fifo; /* a held request leaving the FIFO */
+};
 
-/* A new message to the policy's choice, unless older requests wait in
- * the FIFO (fifo_waits: arrival order is kept) or the policy says hold. The
+/* Where a request went: its host core (>= 0), or one of these. */
+enum { STEER_HOLD = -1, STEER_DROPPED = -2 };
+
+/* A new message to the policy's choice, unless the policy says hold. The
  * work charged is stamped into the frame: through p, or at the fixed
  * offsets of the fast layout when p is NULL (constant in both callers).
- * On STEER_SENT, *core says where it went. */
-static __rte_always_inline enum steer_result
+ * Returns the core or a STEER_ code. */
+static __rte_always_inline int
 steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 	  const struct tlb_request_info *req, const struct tlb_parsed *p,
-	  bool from_fifo, bool fifo_waits, bool own, uint64_t now_ns,
-	  int *core_out)
+	  struct steer_mode mode)
 {
 	int core;
-
-	if (unlikely(fifo_waits))
-		return STEER_HOLD;
 
 	/* charged to the core with the pick, and stamped into the frame */
 	uint32_t work = tlb_policy_work_estimate(&dp->policy, req);
 
 	/* The policy's own dispatch (jlq: the pick and the charge, which
-	 * keep its order exact), or its pick, charged below. own is
-	 * dp->own_dispatch, a constant in the request loop. */
-	if (own)
+	 * keep its order exact), or its pick, charged below. */
+	if (mode.own)
 		core = dp->policy.ops->dispatch(&dp->policy, dp->lv, req, work);
 	else
 		core = tlb_policy_pick(&dp->policy, dp->lv, req);
@@ -287,15 +292,15 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		tlb_rpc_stamp_fast(rte_pktmbuf_mtod(m, void *), work);
 	else
 		tlb_rpc_set_work_ns(rte_pktmbuf_mtod(m, void *), p, work);
-	if (!own)
+	if (!mode.own)
 		tlb_lv_on_dispatch(dp->lv, (uint32_t)core, work);
 	/* A probed core gets one request at a time: now it has one. */
 	if (unlikely(dp->lv->core[core].probing))
 		tlb_lv_refresh(dp->lv, (uint32_t)core);
 	if (unlikely(dp->kick) && !dp->lv->core[core].running)
-		kick(dp, (uint32_t)core, now_ns, TLB_DP_kicks_sent);
+		kick(dp, (uint32_t)core, TLB_DP_kicks_sent);
 	dp->pend_messages++;
-	if (from_fifo)
+	if (mode.from_fifo)
 		count(dp, TLB_DP_released, 1);
 	port_send(&dp->target[core], m, (uint64_t)work + 1);
 	/* Under a bound the core's answers are looked for in every poll,
@@ -308,8 +313,7 @@ steer_new(struct tlb_dp *dp, struct rte_mbuf *m,
 		    dp->policy.bound)
 			port_due_now(&dp->target[core]);
 	}
-	*core_out = core;
-	return STEER_SENT;
+	return core;
 }
 
 /* An incomplete message's charge goes back to its core, unless the
@@ -325,7 +329,7 @@ message_lost(struct tlb_dp *dp, const struct tlb_aff_msg *msg)
 /* A packet of a message that has its core: sent there uncharged, or, if
  * the core left rotation, dropped with every later packet of it, and the
  * message's charge handed back. */
-static enum steer_result
+static int
 steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
 		   const struct tlb_aff_key *akey,
 		   const struct tlb_aff_msg *msg)
@@ -335,7 +339,7 @@ steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
 	    dp->lv->core[core].gen == msg->gen) {
 		dp->pend_affinity++;
 		port_send(&dp->target[core], m, 0);
-		return STEER_SENT;
+		return core;
 	}
 	if (core != TLB_AFF_DEAD) {
 		tlb_aff_kill(dp->aff, akey);
@@ -347,15 +351,16 @@ steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
 }
 
 /* Sends a parsed request to its core. The packets of a message follow the
- * first of them to arrive, which is steered as a new message. */
-static enum steer_result
+ * first of them to arrive, which is steered as a new message; a new
+ * message from the wire waits while older ones are in the FIFO, so that
+ * arrival order is kept. Returns the core or a STEER_ code. */
+static int
 steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
-      bool from_fifo, uint64_t now_ns)
+      struct steer_mode mode)
 {
 	struct tlb_aff_key akey;
 	struct tlb_aff_msg msg;
 	bool multi = p->hdr.pkt_cnt > 1;
-	enum steer_result r;
 	int core;
 
 	if (unlikely(multi)) {
@@ -372,10 +377,10 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		.svc_class = p->hdr.svc_class,
 	};
 
-	r = steer_new(dp, m, &req, p, from_fifo,
-		      !from_fifo && !fifo_empty(&dp->fifo), dp->own_dispatch,
-		      now_ns, &core);
-	if (r == STEER_SENT && multi) {
+	if (!mode.from_fifo && !fifo_empty(&dp->fifo))
+		return STEER_HOLD;
+	core = steer_new(dp, m, &req, p, mode);
+	if (core >= 0 && multi) {
 		struct tlb_aff_msg gone;
 
 		msg.core = (uint16_t)core;
@@ -384,11 +389,11 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 		 * between two calls without a response between them */
 		msg.work_ns = tlb_policy_work_estimate(&dp->policy, &req);
 		if (tlb_aff_insert(dp->aff, &akey, &msg,
-				   (uint16_t)(p->hdr.pkt_cnt - 1), now_ns,
+				   (uint16_t)(p->hdr.pkt_cnt - 1), dp->poll_ns,
 				   &gone))
 			message_lost(dp, &gone);
 	}
-	return r;
+	return core;
 }
 
 /* Nearly every request: a single packet in the plain layout, checked at
@@ -397,28 +402,31 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
  * that hashes the flow; parse it in full and steer(). The fast parser
  * reads only the first segment: the IP datagram must fit in it (tot_len
  * against data_len), and what further segments hold is sent on as it is,
- * like the trailing bytes the full parser accepts after linearizing. */
+ * like the trailing bytes the full parser accepts after linearizing.
+ * fifo_waits: older requests wait in the FIFO, so this one waits too.
+ * True with *r the core or a STEER_ code. */
 static __rte_always_inline bool
-steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, bool from_fifo,
-	   bool fifo_waits, bool flow_key, bool own, uint64_t now_ns,
-	   enum steer_result *r)
+steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
+	   bool fifo_waits, int *r)
 {
 	struct tlb_req_fast rq;
-	int core;
 
-	if (unlikely(flow_key) ||
+	if (unlikely(mode.flow_key) ||
 	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rq))
 		return false;
+	if (unlikely(fifo_waits)) {
+		*r = STEER_HOLD;
+		return true;
+	}
 
 	struct tlb_request_info req = {
 		.svc_hint_ns = rq.svc_hint_ns,
 		.svc_class = rq.svc_class,
 	};
 
-	*r = steer_new(dp, m, &req, NULL, from_fifo, fifo_waits, own, now_ns,
-		       &core);
+	*r = steer_new(dp, m, &req, NULL, mode);
 	return true;
 }
 
@@ -455,17 +463,16 @@ parse_mbuf(struct tlb_dp *dp, struct rte_mbuf *m, struct tlb_parsed *p)
 	return true;
 }
 
-/* flow_key, own: dp->flow_key, dp->own_dispatch; *fifo_waits: the FIFO
- * is not empty; all kept by the caller for a burst, and *fifo_waits read
- * again here when m went to the FIFO (or was dropped at its door). */
+/* *fifo_waits: the FIFO is not empty, kept by the caller for a burst and
+ * read again here when m went to the FIFO (or was dropped at its door). */
 static __rte_always_inline void
-from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key, bool own,
-	    bool *fifo_waits, uint64_t now_ns)
+from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
+	    bool *fifo_waits)
 {
 	struct tlb_parsed p;
-	enum steer_result r;
+	int r;
 
-	if (steer_fast(dp, m, false, *fifo_waits, flow_key, own, now_ns, &r)) {
+	if (steer_fast(dp, m, mode, *fifo_waits, &r)) {
 		if (r == STEER_HOLD) {
 			hold(dp, m);
 			*fifo_waits = !fifo_empty(&dp->fifo);
@@ -476,7 +483,7 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key, bool own,
 		return;
 	switch (p.cls) {
 	case TLB_FRAME_REQUEST:
-		if (steer(dp, m, &p, false, now_ns) == STEER_HOLD) {
+		if (steer(dp, m, &p, mode) == STEER_HOLD) {
 			hold(dp, m);
 			*fifo_waits = !fifo_empty(&dp->fifo);
 		}
@@ -499,24 +506,26 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, bool flow_key, bool own,
 
 /* Releases held requests, oldest first, while the policy admits them. */
 static unsigned int
-drain_fifo(struct tlb_dp *dp, uint64_t now_ns)
+drain_fifo(struct tlb_dp *dp)
 {
+	const struct steer_mode mode = { .flow_key = dp->flow_key,
+					 .own = dp->own_dispatch,
+					 .from_fifo = true };
 	struct tlb_fifo *f = &dp->fifo;
 	unsigned int n = 0;
 
 	while (!fifo_empty(f)) {
 		struct rte_mbuf *m = fifo_peek(f);
 		struct tlb_parsed p;
-		enum steer_result r;
+		int r;
 
 		/* It parsed when it came in, the fast way or the general
 		 * one; the frame is unchanged. */
-		if (!steer_fast(dp, m, true, false, dp->flow_key,
-				dp->own_dispatch, now_ns, &r)) {
+		if (!steer_fast(dp, m, mode, false, &r)) {
 			tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
 					rte_pktmbuf_data_len(m),
 					&dp->parse_opts, &p);
-			r = steer(dp, m, &p, true, now_ns);
+			r = steer(dp, m, &p, mode);
 		}
 		if (r == STEER_HOLD)
 			break;
@@ -737,7 +746,7 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 
 			if (c->sent != c->completed && c->watch_since_ns != 0 &&
 			    now_ns - c->watch_since_ns > dp->kick_stall_ns)
-				kick(dp, i, now_ns, TLB_DP_kicks_stall);
+				kick(dp, i, TLB_DP_kicks_stall);
 		}
 	struct tlb_lv_written_off wo = { 0, 0 };
 
@@ -764,10 +773,10 @@ tlb_dp_flush(struct tlb_dp *dp)
 
 /* The requests of a burst with the prefetches ahead, the loop split
  * where the frame prefetches end, so that the requests before do not
- * test for it. flow_key and own are constants in each of the callers. */
+ * test for it. mode is a constant in each of the callers. */
 static __rte_always_inline void
 uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
-	    bool flow_key, bool own, uint64_t now_ns)
+	    struct steer_mode mode)
 {
 	bool waits = !fifo_empty(&dp->fifo);
 	uint16_t i = 0;
@@ -775,28 +784,29 @@ uplink_loop(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
 	for (; i + PREFETCH_AHEAD < n; i++) {
 		prefetch_mbuf_ahead(pkts, n, i);
 		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
-		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
+		from_uplink(dp, pkts[i], mode, &waits);
 	}
 	for (; i < n; i++)
-		from_uplink(dp, pkts[i], flow_key, own, &waits, now_ns);
+		from_uplink(dp, pkts[i], mode, &waits);
 }
 
 /* A burst from the uplink. Not inlined into the poll loop: the request
  * path gets the registers to itself. */
 static __rte_noinline void
-from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n,
-		  uint64_t now_ns)
+from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n)
 {
 	/* The mbufs' first cache lines (buf_addr, data_off and data_len to
 	 * find the frame) ahead of the frames', so that a frame's prefetch
 	 * does not wait for its mbuf. */
 	prefetch_start(pkts, n);
 	if (unlikely(dp->flow_key))
-		uplink_loop(dp, pkts, n, true, dp->own_dispatch, now_ns);
+		uplink_loop(dp, pkts, n,
+			    (struct steer_mode){ .flow_key = true,
+						 .own = dp->own_dispatch });
 	else if (dp->own_dispatch)
-		uplink_loop(dp, pkts, n, false, true, now_ns);
+		uplink_loop(dp, pkts, n, (struct steer_mode){ .own = true });
 	else
-		uplink_loop(dp, pkts, n, false, false, now_ns);
+		uplink_loop(dp, pkts, n, (struct steer_mode){ .own = false });
 }
 
 uint64_t
@@ -878,6 +888,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	uint16_t n;
 
 	dp->poll_tsc = now;
+	dp->poll_ns = now_ns;
 	if (unlikely(__atomic_load_n(&dp->update_gen, __ATOMIC_RELAXED) !=
 		     dp->applied_gen))
 		apply_update(dp);
@@ -894,7 +905,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	bool behind = dp->behind;
 	if (n != 0) {
 		count(dp, TLB_DP_rx_uplink, n);
-		from_uplink_burst(dp, pkts, n, now_ns);
+		from_uplink_burst(dp, pkts, n);
 		moved += n;
 	}
 
@@ -932,7 +943,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	if (dp->host != NULL && dp->credits == TLB_CREDITS_RING)
 		moved += drain_credits(dp);
 	if (unlikely(!fifo_empty(&dp->fifo)))
-		moved += drain_fifo(dp, now_ns);
+		moved += drain_fifo(dp);
 
 	/* The latency bound. An lcore that keeps up with the wire sends
 	 * what this poll produced before the next poll, as l3fwd does; one

@@ -127,6 +127,7 @@ struct tlb_dp {
 	 * again */
 	uint64_t credit_fallback[TLB_MAX_CORES / 64];
 	uint64_t poll_tsc;        /* TSC at the start of the current poll */
+	uint64_t poll_ns;         /* the same in ns: the time of the poll */
 	bool behind;              /* since a full uplink burst, until an
 				     empty one */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
