@@ -642,7 +642,7 @@ cli_help(const struct cli_spec *spec, FILE *f)
 	if (col > HELP_COL_MAX)
 		col = HELP_COL_MAX;
 	fprintf(f, "usage: %s ", prog_name(spec));
-	print_lines(f, spec->usage != NULL ? spec->usage : "[options]", 7);
+	print_lines(f, spec->usage != NULL ? spec->usage : "[options]", 0);
 	if (spec->about != NULL) {
 		fprintf(f, "\n");
 		print_lines(f, spec->about, 0);

@@ -122,8 +122,8 @@ struct cli_opt {
 
 struct cli_spec {
 	const char *prog;	    /* in messages; default argv[0] */
-	const char *usage;	    /* what follows "usage: PROG "; may hold
-				     * '\n' for further usage lines */
+	const char *usage;	    /* what follows "usage: PROG "; lines
+				     * after a '\n' are printed as they are */
 	const char *about;	    /* paragraph after the usage line(s) */
 	const char *epilog;	    /* text after the options */
 	void (*epilog_fn)(FILE *f); /* printed after epilog */
