@@ -364,10 +364,11 @@ want(const struct cli_opt *o, char *buf, size_t len)
 			 range);
 		break;
 	case CLI_DURATION:
+		/* "a number in [0.1, 3600]" reads "a time in [0.1, 3600] s". */
 		snprintf(buf, len,
-			 "want %s of %s (or with a unit: 250ns, "
-			 "1.5us, 2ms, 1s)",
-			 range, unit_name(o->unit_ns));
+			 "want a time%s %s (or with a unit: 250ns, 1.5us, "
+			 "2ms, 1s)",
+			 range + strlen("a number"), unit_name(o->unit_ns));
 		break;
 	case CLI_NS:
 		snprintf(buf, len,
@@ -619,6 +620,65 @@ print_lines(FILE *f, const char *text, int indent)
 	}
 }
 
+/* One line of a command's help: "  NAME ARG    text". */
+static void
+cmd_line(FILE *f, int col, const char *name, const char *arg,
+	 const char *help)
+{
+	int n = fprintf(f, "  %s%s%s", name, arg != NULL ? " " : "",
+			arg != NULL ? arg : "");
+
+	if (n + 1 > col)
+		fprintf(f, "\n%*s", col, "");
+	else
+		fprintf(f, "%*s", col - n, "");
+	print_lines(f, help != NULL ? help : "", col);
+}
+
+static void
+cmd_help(const struct cli_cmd *cmds, FILE *f, int col)
+{
+	for (const struct cli_cmd *c = cmds; c->name != NULL; c++) {
+		if (c->takes == CLI_CMD_ARG) {
+			cmd_line(f, col, c->name, c->arg, c->help);
+			continue;
+		}
+		cmd_line(f, col, c->name, NULL, c->help);
+		if (c->takes == CLI_CMD_OPT_ARG)
+			cmd_line(f, col, c->name, c->arg, c->arg_help);
+	}
+}
+
+const struct cli_cmd *
+cli_cmd_pick(const struct cli_spec *spec, int n, char **words)
+{
+	const struct cli_cmd *c;
+
+	if (n < 1) {
+		cli_usage_error(spec, "no command given");
+		return NULL;
+	}
+	for (c = spec->cmds; c->name != NULL; c++)
+		if (strcmp(c->name, words[0]) == 0)
+			break;
+	if (c->name == NULL) {
+		cli_usage_error(spec, "unknown command '%s'", words[0]);
+		return NULL;
+	}
+	if (n > 2 || (n == 2 && c->takes == CLI_CMD_NO_ARG)) {
+		cli_usage_error(spec, "'%s' takes %s", c->name,
+				c->takes == CLI_CMD_NO_ARG ? "no argument" :
+							     "one argument");
+		return NULL;
+	}
+	if (n == 1 && c->takes == CLI_CMD_ARG) {
+		cli_usage_error(spec, "'%s' needs an argument (%s)", c->name,
+				c->arg != NULL ? c->arg : "ARG");
+		return NULL;
+	}
+	return c;
+}
+
 void
 cli_help(const struct cli_spec *spec, FILE *f)
 {
@@ -648,6 +708,11 @@ cli_help(const struct cli_spec *spec, FILE *f)
 		print_lines(f, spec->about, 0);
 	}
 	fprintf(f, "\n");
+	if (spec->cmds != NULL) {
+		fprintf(f, "Commands:\n");
+		cmd_help(spec->cmds, f, col);
+		fprintf(f, "\nOptions:\n");
+	}
 	for (o = spec->opts; o->kind != CLI_END; o++) {
 		int n;
 

@@ -120,6 +120,26 @@ struct cli_opt {
 /* dest and size of an option from its destination lvalue. */
 #define CLI_DEST(x) .dest = &(x), .size = sizeof(x)
 
+/* A subcommand, as in "turbolbctl stats": the first word after the
+ * options. A table of them ends with a NULL name. */
+enum cli_cmd_arg {
+	CLI_CMD_NO_ARG,  /* the command alone */
+	CLI_CMD_OPT_ARG, /* with or without one argument */
+	CLI_CMD_ARG,     /* with exactly one argument */
+};
+
+struct cli_cmd {
+	const char *name;
+	enum cli_cmd_arg takes;
+	const char *arg;      /* the argument's name in --help */
+	const char *help;     /* the command alone (CLI_CMD_ARG: with it) */
+	const char *arg_help; /* CLI_CMD_OPT_ARG: the command with it */
+	/* Runs it: arg is NULL when none was given; returns the exit
+	 * status. */
+	int (*run)(const struct cli_cmd *cmd, const char *arg, void *ctx);
+	const void *data;     /* the tool's own, for run */
+};
+
 struct cli_spec {
 	const char *prog;	    /* in messages; default argv[0] */
 	const char *usage;	    /* what follows "usage: PROG "; lines
@@ -131,6 +151,7 @@ struct cli_spec {
 	const char *hint;	    /* "Try 'HINT'." on errors; default
 				     * "PROG --help" */
 	const struct cli_opt *opts;
+	const struct cli_cmd *cmds; /* listed in --help before the options */
 	bool stop_at_arg; /* options end at the first non-option word
 			   * (the words after it are left for the tool,
 			   * e.g. EAL arguments); else options and words
@@ -157,6 +178,12 @@ void cli_help(const struct cli_spec *spec, FILE *f);
  * stream. Returns CLI_ERROR. */
 int cli_usage_error(const struct cli_spec *spec, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* The command that words[0..n-1] name, its argument count checked;
+ * NULL after a usage error was reported (no word, an unknown command, a
+ * missing or an extra argument). */
+const struct cli_cmd *cli_cmd_pick(const struct cli_spec *spec, int n,
+				   char **words);
 
 /* Finds an option of the table by long name, NULL if none. */
 const struct cli_opt *cli_find(const struct cli_spec *spec, const char *name);
