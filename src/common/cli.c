@@ -14,7 +14,7 @@
 
 /* Help column: options whose left part is wider put their text on the
  * next line. */
-#define HELP_COL_MAX 26
+#define HELP_COL_MAX 28
 #define OPT_VAL_BASE 256
 
 /* ---- value parsers ---------------------------------------------------- */
@@ -687,20 +687,17 @@ cli_help(const struct cli_spec *spec, FILE *f)
 	int col = 0;
 	char left[128];
 
+	for (o = spec->opts; o->kind != CLI_END; o++)
+		letters |= o->kind != CLI_SECTION && o->letter != 0;
 	for (o = spec->opts; o->kind != CLI_END; o++) {
 		int n;
 
 		if (o->kind == CLI_SECTION)
 			continue;
-		letters |= o->letter != 0;
-		n = left_part(o, false, left, sizeof(left));
+		n = left_part(o, letters, left, sizeof(left));
 		if (n + 2 <= HELP_COL_MAX && n + 2 > col)
 			col = n + 2;
 	}
-	if (letters)
-		col += 4;
-	if (col > HELP_COL_MAX)
-		col = HELP_COL_MAX;
 	fprintf(f, "usage: %s ", prog_name(spec));
 	print_lines(f, spec->usage != NULL ? spec->usage : "[options]", 0);
 	if (spec->about != NULL) {

@@ -592,14 +592,14 @@ test_walker_help(void **state)
 				   "test the walker.\n\nNumbers:\n")) == 0);
 	/* Letters and long names aligned, the default from the table,
 	 * continuation lines under the text. */
-	assert_non_null(strstr(out_buf, "\n  -c, --count N        how many "
+	assert_non_null(strstr(out_buf, "\n  -c, --count N       how many "
 					"(default 64)\n"));
-	assert_non_null(strstr(out_buf, "\n      --port P         UDP port "
+	assert_non_null(strstr(out_buf, "\n      --port P        UDP port "
 					"(default 9000)\n"));
-	assert_non_null(strstr(out_buf, "\n      --duration SEC   how long,\n"
-					"                       in seconds "
+	assert_non_null(strstr(out_buf, "\n      --duration SEC  how long,\n"
+					"                      in seconds "
 					"(default 1)\n"));
-	assert_non_null(strstr(out_buf, "\n  -j, --json           JSON\n"));
+	assert_non_null(strstr(out_buf, "\n  -j, --json          JSON\n"));
 	assert_non_null(strstr(out_buf, "\nOthers:\n"));
 	assert_int_equal(PARSE("-h"), CLI_DONE);
 	assert_int_equal(PARSE("-V"), CLI_DONE);
