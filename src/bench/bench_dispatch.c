@@ -12,7 +12,6 @@
  * instructions the datapath spent on that window's packets.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdio.h>
@@ -46,6 +45,7 @@
 
 #include "turbolb/policy.h"
 #include "bench.h"
+#include "cli.h"
 
 #define MAX_LIST 8
 #define FWD_MAX_BURST 512
@@ -129,328 +129,198 @@ static struct result *results;
 static unsigned int n_results, cap_results;
 static struct bench_run run; /* one at a time; large */
 
-static void
-usage(FILE *f)
+static int
+policy_item(const char *item, unsigned int i, void *ctx, char *err,
+	    size_t errlen)
 {
-	fprintf(f,
-"usage: turbolb-bench [options] [-- extra EAL arguments]\n"
-"  --policies LIST      rss,rr,random,pod,jsq,jlq,jbsq (default: all)\n"
-"  --modes LIST         request,reqresp (default: both)\n"
-"                       request: requests only, no responses (jbsq skipped:\n"
-"                       it needs completions); reqresp: the benchmark answers\n"
-"                       every request, the datapath also runs the response path\n"
-"  --cores LIST         host cores (targets), e.g. 2,8,16,64 (default 16)\n"
-"  --dispatchers LIST   dispatcher lcores, e.g. 1,2 (default 1)\n"
-"  --packets N          uplink packets per measurement (default 2000000)\n"
-"  --warmup N           packets before measuring (default packets/10)\n"
-"  --reps N             repetitions, the median is reported (default 5)\n"
-"  --preload N          requests in flight per dispatcher (default: max(1024,\n"
-"                       burst * (cores/dispatchers + 4)))\n"
-"  --flows N            client flows (default 1024)\n"
-"  --burst N            datapath.burst (default 32)\n"
-"  --tx-hold-ns N       datapath.tx_hold_ns (default 1000)\n"
-"  --housekeeping-us N  datapath.housekeeping_us (default 100)\n"
-"  --fifo N             fifo.capacity (default 4096)\n"
-"  --jbsq-k N           policy.k for jbsq (default 2)\n"
-"  --queues-per-port N  target queues per net_ring port, 1..16 (default 4)\n"
-"  --no-baselines       skip the io/macswap forwarding loops\n"
-"  --credits MODE       inband (default: completions counted from responses)\n"
-"                       or ring (a credit ring the benchmark's host posts to)\n"
-"  --verify             also run copy worlds that check every frame\n"
-"  --smoke              tiny check that everything works (fails on any drop\n"
-"                       or misroute), 1 and 2 dispatchers; no speed is asserted\n"
-"  --callgrind          one repetition, windows marked for callgrind dumps\n"
-"  --latency LIST       latency mode: requests arrive (open loop, Poisson)\n"
-"                       at these fractions of the dispatcher's saturation\n"
-"                       rate, measured first in the same run (e.g.\n"
-"                       0.5,0.9,0.99); reports each request's residence in\n"
-"                       the daemon. One dispatcher; replaces the rate runs\n"
-"  --latency-packets N  samples per load (default 200000)\n"
-"  --json FILE          write the results as JSON\n"
-"  --cpus LIST          CPUs for the main lcore, then the dispatchers\n"
-"  --huge               use hugepages (default --no-huge)\n"
-"  --memory MB          EAL -m (default 512)\n");
+	const struct tlb_policy_ops *p = tlb_policy_find(item);
+
+	(void)ctx;
+	if (p == NULL) {
+		snprintf(err, errlen, "no policy '%s'", item);
+		return -1;
+	}
+	if (i == MAX_LIST) {
+		snprintf(err, errlen, "more than %u policies", MAX_LIST);
+		return -1;
+	}
+	o.policies[i] = p->name;
+	return 0;
 }
 
 static int
-parse_uint(const char *s, unsigned long long max, unsigned long long *v)
+policies_fn(const struct cli_opt *opt, const char *arg, char *err,
+	    size_t errlen)
 {
-	char *end;
+	int n = cli_list(arg, policy_item, NULL, err, errlen);
 
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || *v > max) {
-		fprintf(stderr, "turbolb-bench: bad number '%s'\n", s);
+	(void)opt;
+	if (n < 0)
+		return -1;
+	o.n_policies = (unsigned int)n;
+	return 0;
+}
+
+static int
+mode_item(const char *item, unsigned int i, void *ctx, char *err,
+	  size_t errlen)
+{
+	(void)i;
+	(void)ctx;
+	if (strcmp(item, "request") == 0) {
+		o.mode[BENCH_REQUEST] = true;
+	} else if (strcmp(item, "reqresp") == 0) {
+		o.mode[BENCH_REQRESP] = true;
+	} else {
+		snprintf(err, errlen, "no mode '%s' (request, reqresp)", item);
 		return -1;
 	}
 	return 0;
 }
 
 static int
-parse_ulist(const char *s, unsigned int *out, unsigned int *n,
-	    unsigned int lo, unsigned int hi)
+modes_fn(const struct cli_opt *opt, const char *arg, char *err,
+	 size_t errlen)
 {
-	char buf[256], *save = NULL, *tok;
-	unsigned long long v;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	*n = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == MAX_LIST || parse_uint(tok, hi, &v) != 0 || v < lo) {
-			fprintf(stderr, "turbolb-bench: bad list '%s'\n", s);
-			return -1;
-		}
-		out[(*n)++] = (unsigned int)v;
-	}
-	return *n ? 0 : -1;
-}
-
-static int
-parse_policies(char *s)
-{
-	char *save = NULL, *tok;
-
-	o.n_policies = 0;
-	for (tok = strtok_r(s, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (tlb_policy_find(tok) == NULL || o.n_policies == MAX_LIST) {
-			fprintf(stderr, "turbolb-bench: bad policy '%s'\n", tok);
-			return -1;
-		}
-		o.policies[o.n_policies++] = tok;
-	}
-	return o.n_policies ? 0 : -1;
-}
-
-static int
-parse_modes(char *s)
-{
-	char *save = NULL, *tok;
-
+	(void)opt;
 	o.mode[0] = o.mode[1] = false;
-	for (tok = strtok_r(s, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (strcmp(tok, "request") == 0) {
-			o.mode[BENCH_REQUEST] = true;
-		} else if (strcmp(tok, "reqresp") == 0) {
-			o.mode[BENCH_REQRESP] = true;
-		} else {
-			fprintf(stderr, "turbolb-bench: bad mode '%s'\n", tok);
-			return -1;
-		}
+	return cli_list(arg, mode_item, NULL, err, errlen) < 0 ? -1 : 0;
+}
+
+static int
+load_item(const char *item, unsigned int i, void *ctx, char *err,
+	  size_t errlen)
+{
+	double v;
+
+	(void)ctx;
+	if (cli_parse_double(item, &v) != 0 || !(v > 0 && v <= 1) ||
+	    i == MAX_LIST) {
+		snprintf(err, errlen, "'%s' is no fraction in (0, 1] (at "
+				      "most %u)",
+			 item, MAX_LIST);
+		return -1;
 	}
+	o.loads[i] = v;
 	return 0;
 }
 
 static int
-parse_loads(const char *s)
+loads_fn(const struct cli_opt *opt, const char *arg, char *err,
+	 size_t errlen)
 {
-	char buf[256], *save = NULL, *tok, *end;
+	int n = cli_list(arg, load_item, NULL, err, errlen);
 
-	snprintf(buf, sizeof(buf), "%s", s);
-	o.n_loads = 0;
-	for (tok = strtok_r(buf, ",", &save); tok != NULL;
-	     tok = strtok_r(NULL, ",", &save)) {
-		double v = strtod(tok, &end);
-
-		if (*end != '\0' || end == tok || !(v > 0 && v <= 1) ||
-		    o.n_loads == MAX_LIST) {
-			fprintf(stderr, "turbolb-bench: --latency: '%s' is no "
-				"fraction in (0, 1]\n", tok);
-			return -1;
-		}
-		o.loads[o.n_loads++] = v;
-	}
-	return o.n_loads ? 0 : -1;
+	(void)opt;
+	if (n < 0)
+		return -1;
+	o.n_loads = (unsigned int)n;
+	return 0;
 }
 
+static const char *const credit_modes[] = { "inband", "ring", NULL };
+static unsigned int cpus_u[BENCH_MAX_DPS + 1];
+static bool no_baselines, warm_set, dps_set;
+
+#define UINT_OPT(nm, field, low, high, dflt, text)                           \
+	{ .name = nm, .kind = CLI_UINT, CLI_DEST(o.field), .lo = (low),      \
+	  .hi = (high), .def = (dflt), .arg = "N", .help = text }
+
+static const struct cli_opt opts[] = {
+	{ .name = "policies", .kind = CLI_FN, .fn = policies_fn,
+	  .def = "rss,rr,random,pod,jsq,jlq,jbsq", .arg = "LIST",
+	  .help = "policies to measure" },
+	{ .name = "modes", .kind = CLI_FN, .fn = modes_fn,
+	  .def = "request,reqresp", .arg = "LIST",
+	  .help = "request: requests only, no responses (jbsq skipped:\n"
+		  "it needs completions); reqresp: the benchmark answers\n"
+		  "every request, the datapath also runs the response path" },
+	{ .name = "cores", .kind = CLI_UINT_LIST, CLI_DEST(o.cores), .lo = 1,
+	  .hi = TLB_MAX_CORES, .max_items = MAX_LIST, .count = &o.n_cores,
+	  .def = "16", .arg = "LIST",
+	  .help = "host cores (targets), e.g. 2,8,16,64" },
+	{ .name = "dispatchers", .kind = CLI_UINT_LIST, CLI_DEST(o.dps),
+	  .lo = 1, .hi = BENCH_MAX_DPS, .max_items = MAX_LIST,
+	  .count = &o.n_dps, .seen = &dps_set, .def = "1", .arg = "LIST",
+	  .help = "dispatcher lcores, e.g. 1,2" },
+	UINT_OPT("packets", packets, 1, UINT64_MAX / 4, "2000000",
+		 "uplink packets per measurement"),
+	{ .name = "warmup", .kind = CLI_UINT, CLI_DEST(o.warmup),
+	  .hi = UINT64_MAX / 4, .seen = &warm_set, .arg = "N",
+	  .help = "packets before measuring (default packets/10)" },
+	UINT_OPT("reps", reps, 1, 64, "5",
+		 "repetitions, the median is reported"),
+	UINT_OPT("preload", preload, 0, 0, NULL,
+		 "requests in flight per dispatcher (default: max(1024,\n"
+		 "burst * (cores/dispatchers + 4)))"),
+	UINT_OPT("flows", flows, 1, 60000, "1024", "client flows"),
+	UINT_OPT("burst", burst, 1, FWD_MAX_BURST, "32", "datapath.burst"),
+	UINT_OPT("tx-hold-ns", dpc.tx_hold_ns, 0, 0, NULL,
+		 "datapath.tx_hold_ns (default 1000)"),
+	UINT_OPT("housekeeping-us", dpc.housekeeping_us, 0, 0, "100",
+		 "datapath.housekeeping_us"),
+	UINT_OPT("fifo", dpc.fifo_cap, 0, 0, "4096", "fifo.capacity"),
+	UINT_OPT("jbsq-k", jbsq_k, 0, 0, "2", "policy.k for jbsq"),
+	UINT_OPT("queues-per-port", qpp, 1, 16, "4",
+		 "target queues per net_ring port"),
+	{ .name = "no-baselines", .kind = CLI_FLAG, CLI_DEST(no_baselines),
+	  .help = "skip the io/macswap forwarding loops" },
+	{ .name = "credits", .kind = CLI_CHOICE, CLI_DEST(o.ring_credits),
+	  .choices = credit_modes, .arg = "MODE",
+	  .help = "inband (default: completions counted from responses)\n"
+		  "or ring (a credit ring the benchmark's host posts to)" },
+	{ .name = "verify", .kind = CLI_FLAG, CLI_DEST(o.verify),
+	  .help = "also run copy worlds that check every frame" },
+	{ .name = "smoke", .kind = CLI_FLAG, CLI_DEST(o.smoke),
+	  .help = "tiny check that everything works (fails on any drop\n"
+		  "or misroute), 1 and 2 dispatchers; no speed is asserted" },
+	{ .name = "callgrind", .kind = CLI_FLAG, CLI_DEST(o.callgrind),
+	  .help = "one repetition, windows marked for callgrind dumps" },
+	{ .name = "latency", .kind = CLI_FN, .fn = loads_fn, .arg = "LIST",
+	  .help = "latency mode: requests arrive (open loop, Poisson)\n"
+		  "at these fractions of the dispatcher's saturation\n"
+		  "rate, measured first in the same run (e.g.\n"
+		  "0.5,0.9,0.99); reports each request's residence in\n"
+		  "the daemon. One dispatcher; replaces the rate runs" },
+	UINT_OPT("latency-packets", lat_packets, 1, UINT64_MAX / 4, "200000",
+		 "samples per load"),
+	{ .name = "json", .kind = CLI_STRING, CLI_DEST(o.json), .arg = "FILE",
+	  .help = "write the results as JSON" },
+	{ .name = "cpus", .kind = CLI_UINT_LIST, CLI_DEST(cpus_u),
+	  .hi = CPU_SETSIZE - 1, .max_items = BENCH_MAX_DPS + 1,
+	  .count = &o.n_cpus, .arg = "LIST",
+	  .help = "CPUs for the main lcore, then the dispatchers" },
+	{ .name = "huge", .kind = CLI_FLAG, CLI_DEST(o.huge),
+	  .help = "use hugepages (default --no-huge)" },
+	{ .name = "memory", .kind = CLI_UINT, CLI_DEST(o.memory_mb),
+	  .def = "512", .arg = "MB", .help = "EAL -m" },
+	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
+	  .help = "show this help" },
+	{ .kind = CLI_END },
+};
+
+static const struct cli_spec spec = {
+	.prog = "turbolb-bench",
+	.usage = "[options] [-- extra EAL arguments]",
+	.opts = opts,
+};
+
+/* CLI_OK, CLI_DONE (help printed) or CLI_ERROR (reported). */
 static int
 parse_args(int argc, char **argv)
 {
-	enum { O_POL = 256, O_MODES, O_CORES, O_DPS, O_PKTS, O_WARM, O_REPS,
-	       O_PRE, O_FLOWS, O_BURST, O_HOLD, O_HK, O_FIFO, O_K, O_QPP, O_NOBASE,
-	       O_VERIFY, O_SMOKE, O_CG, O_JSON, O_CPUS, O_HUGE, O_MEM,
-	       O_CREDITS, O_LAT, O_LATPKTS };
-	static const struct option longopts[] = {
-		{ "policies", required_argument, NULL, O_POL },
-		{ "modes", required_argument, NULL, O_MODES },
-		{ "cores", required_argument, NULL, O_CORES },
-		{ "dispatchers", required_argument, NULL, O_DPS },
-		{ "packets", required_argument, NULL, O_PKTS },
-		{ "warmup", required_argument, NULL, O_WARM },
-		{ "reps", required_argument, NULL, O_REPS },
-		{ "preload", required_argument, NULL, O_PRE },
-		{ "flows", required_argument, NULL, O_FLOWS },
-		{ "burst", required_argument, NULL, O_BURST },
-		{ "tx-hold-ns", required_argument, NULL, O_HOLD },
-		{ "housekeeping-us", required_argument, NULL, O_HK },
-		{ "fifo", required_argument, NULL, O_FIFO },
-		{ "jbsq-k", required_argument, NULL, O_K },
-		{ "queues-per-port", required_argument, NULL, O_QPP },
-		{ "no-baselines", no_argument, NULL, O_NOBASE },
-		{ "credits", required_argument, NULL, O_CREDITS },
-		{ "latency", required_argument, NULL, O_LAT },
-		{ "latency-packets", required_argument, NULL, O_LATPKTS },
-		{ "verify", no_argument, NULL, O_VERIFY },
-		{ "smoke", no_argument, NULL, O_SMOKE },
-		{ "callgrind", no_argument, NULL, O_CG },
-		{ "json", required_argument, NULL, O_JSON },
-		{ "cpus", required_argument, NULL, O_CPUS },
-		{ "huge", no_argument, NULL, O_HUGE },
-		{ "memory", required_argument, NULL, O_MEM },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	static char all[] = "rss,rr,random,pod,jsq,jlq,jbsq";
-	unsigned int cpus[MAX_LIST];
-	unsigned long long v;
-	bool warm_set = false, dps_set = false;
-	int opt;
+	int first, rc;
 
-	parse_policies(all);
-	o.cores[0] = 16;
-	o.n_cores = 1;
-	o.dps[0] = 1;
-	o.n_dps = 1;
-	o.mode[0] = o.mode[1] = true;
-	o.packets = 2000000;
-	o.reps = 5;
-	o.flows = 1024;
-	o.burst = 32;
 	o.dpc.tx_hold_ns = TLB_CFG_TX_HOLD_NS;
-	o.dpc.housekeeping_us = 100;
-	o.dpc.fifo_cap = 4096;
-	o.jbsq_k = 2;
-	o.qpp = 4;
-	o.baselines = true;
-	o.memory_mb = 512;
-	o.lat_packets = 200000;
-
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case O_POL:
-			if (parse_policies(optarg) != 0)
-				return -1;
-			break;
-		case O_MODES:
-			if (parse_modes(optarg) != 0)
-				return -1;
-			break;
-		case O_CORES:
-			if (parse_ulist(optarg, o.cores, &o.n_cores, 1,
-					TLB_MAX_CORES) != 0)
-				return -1;
-			break;
-		case O_DPS:
-			if (parse_ulist(optarg, o.dps, &o.n_dps, 1,
-					BENCH_MAX_DPS) != 0)
-				return -1;
-			dps_set = true;
-			break;
-		case O_CPUS:
-			if (parse_ulist(optarg, cpus, &o.n_cpus, 0,
-					CPU_SETSIZE - 1) != 0)
-				return -1;
-			for (unsigned int i = 0; i < o.n_cpus; i++)
-				o.cpus[i] = (int)cpus[i];
-			break;
-		case O_NOBASE:
-			o.baselines = false;
-			break;
-		case O_VERIFY:
-			o.verify = true;
-			break;
-		case O_CREDITS:
-			if (strcmp(optarg, "ring") == 0) {
-				o.ring_credits = true;
-			} else if (strcmp(optarg, "inband") == 0) {
-				o.ring_credits = false;
-			} else {
-				fprintf(stderr, "turbolb-bench: --credits: '%s' is neither inband nor ring\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case O_SMOKE:
-			o.smoke = true;
-			break;
-		case O_LAT:
-			if (parse_loads(optarg) != 0)
-				return -1;
-			break;
-		case O_LATPKTS:
-			if (parse_uint(optarg, UINT64_MAX / 4, &v) != 0 ||
-			    v == 0)
-				return -1;
-			o.lat_packets = v;
-			break;
-		case O_CG:
-			o.callgrind = true;
-			break;
-		case O_HUGE:
-			o.huge = true;
-			break;
-		case O_JSON:
-			o.json = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			if (opt < O_PKTS || opt > O_MEM) {
-				usage(stderr);
-				return -1;
-			}
-			if (parse_uint(optarg, UINT64_MAX / 4, &v) != 0)
-				return -1;
-			switch (opt) {
-			case O_PKTS:
-				o.packets = v;
-				break;
-			case O_WARM:
-				o.warmup = v;
-				warm_set = true;
-				break;
-			case O_REPS:
-				o.reps = (unsigned int)RTE_MIN(v, 64ULL);
-				break;
-			case O_PRE:
-				o.preload = (unsigned int)v;
-				break;
-			case O_FLOWS:
-				o.flows = (unsigned int)v;
-				break;
-			case O_BURST:
-				o.burst = (unsigned int)v;
-				break;
-			case O_HOLD:
-				o.dpc.tx_hold_ns = (unsigned int)v;
-				break;
-			case O_HK:
-				o.dpc.housekeeping_us = (unsigned int)v;
-				break;
-			case O_FIFO:
-				o.dpc.fifo_cap = (unsigned int)v;
-				break;
-			case O_K:
-				o.jbsq_k = (unsigned int)v;
-				break;
-			case O_QPP:
-				o.qpp = (unsigned int)v;
-				break;
-			case O_MEM:
-				o.memory_mb = (unsigned int)v;
-				break;
-			default:
-				break;
-			}
-			break;
-		}
-	}
-	if (optind < argc) {
-		o.eal_extra = argv + optind;
-		o.n_eal_extra = argc - optind;
+	rc = cli_parse(&spec, argc, argv, &first);
+	if (rc != CLI_OK)
+		return rc;
+	o.baselines = !no_baselines;
+	for (unsigned int i = 0; i < o.n_cpus; i++)
+		o.cpus[i] = (int)cpus_u[i];
+	if (first < argc) {
+		o.eal_extra = argv + first;
+		o.n_eal_extra = argc - first;
 	}
 	if (o.smoke) {
 		o.packets = 20000;
@@ -470,15 +340,7 @@ parse_args(int argc, char **argv)
 		o.reps = 1;
 	if (!warm_set && !o.smoke)
 		o.warmup = RTE_MAX(o.packets / 10, 1000ULL);
-	if (o.reps == 0 || o.packets == 0 || o.burst == 0 ||
-	    o.burst > FWD_MAX_BURST || o.flows == 0 || o.flows > 60000 ||
-	    o.qpp == 0 || o.qpp > 16) {
-		fprintf(stderr, "turbolb-bench: bad option value (reps, "
-			"packets, burst 1..512, flows 1..60000, "
-			"queues-per-port 1..16)\n");
-		return -1;
-	}
-	return 0;
+	return CLI_OK;
 }
 
 /* ---- the measured loops ---- */
@@ -1177,8 +1039,14 @@ main(int argc, char **argv)
 	struct rte_mempool *pool;
 	int failed = 0;
 
-	if (parse_args(argc, argv) != 0)
-		return 2;
+	switch (parse_args(argc, argv)) {
+	case CLI_DONE:
+		return 0;
+	case CLI_ERROR:
+		return CLI_EXIT_USAGE;
+	default:
+		break;
+	}
 	for (unsigned int i = 0; i < o.n_dps; i++)
 		max_dps = RTE_MAX(max_dps, o.dps[i]);
 	for (unsigned int i = 0; i < o.n_cores; i++)

@@ -5,7 +5,6 @@
  * telemetry and the metrics endpoint -> poll loops on the datapath lcores; the main lcore waits for
  * a signal. Shutdown runs the same steps backwards.
  */
-#include <getopt.h>
 #include <grp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +26,7 @@
 #include "dp.h"
 #include "eal.h"
 #include "log.h"
+#include "cli.h"
 #include "metrics.h"
 #include "port.h"
 #include "sd_notify.h"
@@ -35,26 +35,43 @@
 RTE_LOG_REGISTER(tlb_logtype_main, turbolb.main, INFO);
 
 static void
-usage(FILE *f, const char *prog)
+policies(FILE *f)
 {
-	fprintf(f,
-		"usage: %s -c FILE [-- EAL overrides]\n"
-		"       %s --check-config FILE\n"
-		"\n"
-		"Steers each RPC request to the least-loaded host core.\n"
-		"\n"
-		"  -c, --config FILE        run with this YAML configuration\n"
-		"  -t, --check-config FILE  validate FILE and exit (no DPDK)\n"
-		"  -h, --help               show this help\n"
-		"  -V, --version            show the version\n"
-		"\n"
-		"Policies:",
-		prog, prog);
+	fprintf(f, "\nPolicies:");
 	for (unsigned int i = 0; tlb_policies[i] != NULL; i++)
 		fprintf(f, "\n  %-8s %s", tlb_policies[i]->name,
 			tlb_policies[i]->summary);
 	fprintf(f, "\n");
 }
+
+static const char *config_path, *check_path;
+
+static const struct cli_opt opts[] = {
+	{ .name = "config", .letter = 'c', .kind = CLI_STRING,
+	  CLI_DEST(config_path), .arg = "FILE",
+	  .help = "run with this YAML configuration" },
+	{ .name = "check-config", .letter = 't', .kind = CLI_STRING,
+	  CLI_DEST(check_path), .arg = "FILE",
+	  .help = "validate FILE and exit (no DPDK)" },
+	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
+	  .help = "show this help" },
+	{ .name = "version", .letter = 'V', .kind = CLI_VERSION,
+	  .help = "show the version" },
+	{ .kind = CLI_END },
+};
+
+static const struct cli_spec spec = {
+	.prog = "turbolbd",
+	.usage = "-c FILE [-- EAL overrides]\n"
+		 "       turbolbd --check-config FILE",
+	.about = "Steers each RPC request to the least-loaded host core.",
+	.epilog_fn = policies,
+	.version = TLB_VERSION,
+	.opts = opts,
+	/* What follows the options ("--" and on) overrides the EAL
+	 * arguments of the file. */
+	.stop_at_arg = true,
+};
 
 /* Loads and validates; errors go to stderr as FILE:LINE:COL: message. */
 static int
@@ -334,46 +351,28 @@ out:
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *config_path = NULL;
 	struct tlb_config cfg;
-	int opt, rc;
+	int first, rc;
 
-	while ((opt = getopt_long(argc, argv, "+c:t:hV", longopts, NULL)) !=
-	       -1) {
-		switch (opt) {
-		case 'c':
-			config_path = optarg;
-			break;
-		case 't':
-			return check_config(optarg);
-		case 'h':
-			usage(stdout, argv[0]);
-			return EXIT_SUCCESS;
-		case 'V':
-			printf("turbolbd %s\n", TLB_VERSION);
-			return EXIT_SUCCESS;
-		default:
-			usage(stderr, argv[0]);
-			return 2;
-		}
+	switch (cli_parse(&spec, argc, argv, &first)) {
+	case CLI_DONE:
+		return EXIT_SUCCESS;
+	case CLI_ERROR:
+		return CLI_EXIT_USAGE;
+	default:
+		break;
 	}
-	if (config_path == NULL) {
-		usage(stderr, argv[0]);
-		return 2;
-	}
+	if (check_path != NULL)
+		return check_config(check_path);
+	if (config_path == NULL)
+		return cli_usage_error(&spec, "-c FILE is required"),
+		       CLI_EXIT_USAGE;
 	if (tlb_config_load(config_path, &cfg, stderr) != 0) {
 		tlb_config_free(&cfg);
 		return EXIT_FAILURE;
 	}
 	/* Whatever follows "--" overrides the EAL arguments of the file. */
-	rc = run(&cfg, argv[0], argc - optind, argv + optind);
+	rc = run(&cfg, argv[0], argc - first, argv + first);
 	tlb_config_free(&cfg);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "cli.h"
 #include "log.h"
 #include "port.h"
 
@@ -29,20 +30,9 @@ static struct port_use ports[RTE_MAX_ETHPORTS];
 int
 tlb_port_lookup(const char *name, uint16_t *port_id)
 {
-	char *end;
-	unsigned long v;
-
-	if (rte_eth_dev_get_port_by_name(name, port_id) == 0)
-		return 0;
 	/* A bare number is a port id, for ports with unwieldy names. */
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (*name != '\0' && *end == '\0' && errno == 0 &&
-	    v < RTE_MAX_ETHPORTS && rte_eth_dev_is_valid_port((uint16_t)v)) {
-		*port_id = (uint16_t)v;
-		return 0;
-	}
-	return -1;
+	return cli_port_resolve(name, rte_eth_dev_get_port_by_name,
+				rte_eth_dev_is_valid_port, port_id);
 }
 
 /* Notes that ref's port is used with queues ref->queue .. ref->queue +

@@ -78,6 +78,7 @@ struct lg_opts {
 	char label[LG_LABEL_MAX]; /* "policy" in the reports */
 	const char *csv_path;     /* one row per rate point */
 	const char *slo_csv_path; /* the SLO search's summary row */
+	bool quiet;               /* no progress line */
 };
 
 /* Fills o with the defaults. */

@@ -3,196 +3,230 @@
  * EAL starts, so a typo costs no device set-up, and checked as a whole so
  * the run never starts with a combination that cannot work.
  */
-#include <arpa/inet.h>
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "lg.h"
 
 #define MAX_RATE 1e9
 #define MAX_SECONDS 1e6
 #define MAX_TIMEOUT_MS 3600000u
 
-enum {
-	OPT_RATE = 256,
-	OPT_DURATION,
-	OPT_REQUESTS,
-	OPT_WARMUP,
-	OPT_ARRIVAL,
-	OPT_DIST,
-	OPT_FLOWS,
-	OPT_SRC_PORT_BASE,
-	OPT_SRC_IP,
-	OPT_DST_IP,
-	OPT_DST_PORT,
-	OPT_DST_MAC,
-	OPT_SRC_MAC,
-	OPT_SIZE,
-	OPT_MTU,
-	OPT_TIMEOUT_MS,
-	OPT_MAX_LAG_US,
-	OPT_CLASS,
-	OPT_SEED,
-	OPT_JSON,
-	OPT_PORT,
-	OPT_LINK_WAIT,
-	OPT_CLOSED_LOOP,
-	OPT_SRC_IPS,
-	OPT_RATES,
-	OPT_SWEEP,
-	OPT_SETTLE,
-	OPT_SLO_MULTIPLE,
-	OPT_SLO_ITERATIONS,
-	OPT_RATE_MIN,
-	OPT_RATE_MAX,
-	OPT_LABEL,
-	OPT_CSV,
-	OPT_SLO_CSV,
+/* What the command line said explicitly, for the cross-option checks. */
+struct seen {
+	bool duration, rate, arrival, rates, sweep, rate_min, rate_max;
+	bool iterations, src_mac;
+	double sweep_lo, sweep_hi, sweep_step;
 };
 
-static const struct option longopts[] = {
-	{ "rate", required_argument, NULL, OPT_RATE },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "requests", required_argument, NULL, OPT_REQUESTS },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "arrival", required_argument, NULL, OPT_ARRIVAL },
-	{ "dist", required_argument, NULL, OPT_DIST },
-	{ "flows", required_argument, NULL, OPT_FLOWS },
-	{ "src-port-base", required_argument, NULL, OPT_SRC_PORT_BASE },
-	{ "src-ip", required_argument, NULL, OPT_SRC_IP },
-	{ "dst-ip", required_argument, NULL, OPT_DST_IP },
-	{ "dst-port", required_argument, NULL, OPT_DST_PORT },
-	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
-	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
-	{ "size", required_argument, NULL, OPT_SIZE },
-	{ "mtu", required_argument, NULL, OPT_MTU },
-	{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT_MS },
-	{ "max-lag-us", required_argument, NULL, OPT_MAX_LAG_US },
-	{ "class", required_argument, NULL, OPT_CLASS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "port", required_argument, NULL, OPT_PORT },
-	{ "link-wait", required_argument, NULL, OPT_LINK_WAIT },
-	{ "closed-loop", required_argument, NULL, OPT_CLOSED_LOOP },
-	{ "src-ips", required_argument, NULL, OPT_SRC_IPS },
-	{ "rates", required_argument, NULL, OPT_RATES },
-	{ "sweep", required_argument, NULL, OPT_SWEEP },
-	{ "settle", required_argument, NULL, OPT_SETTLE },
-	{ "slo-multiple", required_argument, NULL, OPT_SLO_MULTIPLE },
-	{ "slo-iterations", required_argument, NULL, OPT_SLO_ITERATIONS },
-	{ "rate-min", required_argument, NULL, OPT_RATE_MIN },
-	{ "rate-max", required_argument, NULL, OPT_RATE_MAX },
-	{ "label", required_argument, NULL, OPT_LABEL },
-	{ "csv", required_argument, NULL, OPT_CSV },
-	{ "slo-csv", required_argument, NULL, OPT_SLO_CSV },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The option table writes here; lg_opts_parse() copies the result out. */
+static struct lg_opts P;
+static struct seen W;
+
+static int
+dist_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	(void)opt;
+	return tlb_dist_parse(arg, &P.dist, err, errlen);
+}
+
+static int
+rates_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	(void)opt;
+	return lg_parse_rates(arg, P.rates, LG_MAX_POINTS, &P.n_rates, err,
+			      errlen);
+}
+
+/* The step may be left out for an SLO search, which is only known at the
+ * end. */
+static int
+sweep_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	(void)opt;
+	return lg_parse_sweep(arg, false, &W.sweep_lo, &W.sweep_hi,
+			      &W.sweep_step, err, errlen);
+}
+
+/* A label goes into CSV and JSON unquoted-safe: no commas, quotes,
+ * backslashes or control characters. */
+static int
+label_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	(void)opt;
+	if (strlen(arg) >= LG_LABEL_MAX)
+		goto bad;
+	for (const char *c = arg; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f || *c == ',' ||
+		    *c == '"' || *c == '\\')
+			goto bad;
+	snprintf(P.label, sizeof(P.label), "%s", arg);
+	return 0;
+bad:
+	snprintf(err, errlen, "want at most %u characters, no commas, quotes, "
+			      "backslashes or control characters",
+		 LG_LABEL_MAX - 1);
+	return -1;
+}
+
+static const char *const arrivals[] = { "poisson", "fixed", NULL };
+static const int arrival_values[] = { LG_ARRIVAL_POISSON, LG_ARRIVAL_FIXED };
+
+#define SECONDS(lo, hi, open) \
+	.kind = CLI_DURATION, .unit_ns = 1e9, .dlo = (lo), .dhi = (hi), \
+	.lo_open = (open), .arg = "SEC"
+
+static const struct cli_opt opts[] = {
+	{ .kind = CLI_SECTION, .help = "Load:" },
+	{ .name = "rate", .kind = CLI_RATE, CLI_DEST(P.rate), .dlo = 0.0,
+	  .dhi = MAX_RATE, .lo_open = true, .seen = &W.rate, .def = "10000",
+	  .arg = "RPS", .help = "target requests per second (500, 20k, 1M)" },
+	{ .name = "arrival", .kind = CLI_CHOICE, CLI_DEST(P.arrival),
+	  .choices = arrivals, .values = arrival_values, .seen = &W.arrival,
+	  .def = "poisson", .arg = "KIND",
+	  .help = "poisson (exponential gaps) | fixed" },
+	{ .name = "closed-loop", .kind = CLI_UINT, CLI_DEST(P.window), .lo = 1,
+	  .hi = LG_MAX_WINDOW, .arg = "W",
+	  .help = "instead: keep W requests outstanding, a new\n"
+		  "one on each response or timeout" },
+	{ .name = "duration", CLI_DEST(P.duration_s),
+	  SECONDS(0.0, MAX_SECONDS, true), .seen = &W.duration, .def = "1",
+	  .help = "measured send time per point: seconds,\n"
+		  "decimals allowed, or 500ms, 2s" },
+	{ .name = "requests", .kind = CLI_UINT, CLI_DEST(P.requests), .lo = 1,
+	  .hi = UINT64_MAX >> 2, .arg = "N",
+	  .help = "or: send N measured requests per point" },
+	{ .name = "warmup", CLI_DEST(P.warmup_s), SECONDS(0.0, MAX_SECONDS, false),
+	  .def = "0",
+	  .help = "sent before each measured part; tracked, not\nmeasured" },
+	{ .name = "dist", .kind = CLI_FN, .fn = dist_fn, .def = "fixed:1us",
+	  .arg = "SPEC",
+	  .help = "service-time hint of each request:\n"
+		  "fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
+		  "bimodal:P:A:B lognormal:MEAN:SD" },
+	{ .name = "class", .kind = CLI_UINT, CLI_DEST(P.svc_class), .def = "0",
+	  .arg = "C", .help = "svc_class of every request" },
+	{ .name = "size", .kind = CLI_UINT, CLI_DEST(P.size), .def = "0",
+	  .arg = "BYTES",
+	  .help = "RPC payload per request; split into several\n"
+		  "packets above the MTU's room" },
+	{ .name = "mtu", .kind = CLI_UINT, CLI_DEST(P.mtu), .lo = LG_MTU_MIN,
+	  .hi = LG_MTU_MAX, .def = "1500", .arg = "BYTES", .help = "IP MTU" },
+	{ .kind = CLI_SECTION, .help = "Flows and addresses:" },
+	{ .name = "flows", .kind = CLI_UINT, CLI_DEST(P.flows), .lo = 1,
+	  .hi = 65536, .def = "64", .arg = "F",
+	  .help = "distinct UDP source ports" },
+	{ .name = "src-ips", .kind = CLI_UINT, CLI_DEST(P.src_ips), .lo = 1,
+	  .hi = 65536, .def = "1", .arg = "N",
+	  .help = "spread over N consecutive source addresses\n"
+		  "from --src-ip: F x N flows" },
+	{ .name = "src-port-base", .kind = CLI_UINT, CLI_DEST(P.src_port_base),
+	  .lo = 1, .def = "10000", .arg = "P", .help = "first source port" },
+	{ .name = "src-ip", .kind = CLI_IPV4, CLI_DEST(P.src_ip),
+	  .def = "10.0.0.1", .arg = "A.B.C.D", .help = "" },
+	{ .name = "dst-ip", .kind = CLI_IPV4, CLI_DEST(P.dst_ip),
+	  .def = "10.0.0.2", .arg = "A.B.C.D", .help = "" },
+	{ .name = "dst-port", .kind = CLI_UINT, CLI_DEST(P.dst_port), .lo = 1,
+	  .def = "9000", .arg = "P", .help = "" },
+	{ .name = "dst-mac", .kind = CLI_MAC, CLI_DEST(P.dst_mac),
+	  .def = "ff:ff:ff:ff:ff:ff", .arg = "MAC", .help = "" },
+	{ .name = "src-mac", .kind = CLI_MAC, CLI_DEST(P.src_mac),
+	  .seen = &W.src_mac, .arg = "MAC", .help = "(default: the port's address)" },
+	{ .kind = CLI_SECTION,
+	  .help = "Sweeps and the SLO search (the port is set up once):" },
+	{ .name = "rates", .kind = CLI_FN, .fn = rates_fn, .seen = &W.rates,
+	  .arg = "LIST", .help = "rate points, e.g. 5000,10000,20k" },
+	{ .name = "sweep", .kind = CLI_FN, .fn = sweep_fn, .seen = &W.sweep,
+	  .arg = "LO:HI:STEP", .help = "rate points LO, LO+STEP, .. up to HI" },
+	{ .name = "settle", CLI_DEST(P.settle_s),
+	  SECONDS(0.0, MAX_SECONDS, false), .def = "1",
+	  .help = "between points, wait up to this long for\n"
+		  "answers to requests counted lost" },
+	{ .name = "slo-multiple", .kind = CLI_DOUBLE, CLI_DEST(P.slo_multiple),
+	  .dlo = 0.0, .dhi = 1e6, .lo_open = true, .arg = "X",
+	  .help = "search by bisection for the highest\n"
+		  "throughput with p99 <= X times the mean of\n"
+		  "--dist and nothing lost, between --sweep\n"
+		  "LO:HI (STEP unused) or --rate-min/--rate-max" },
+	{ .name = "rate-min", .kind = CLI_RATE, CLI_DEST(P.rate_min),
+	  .dlo = 0.0, .dhi = MAX_RATE, .lo_open = true, .seen = &W.rate_min,
+	  .arg = "RPS", .help = "lower bound of the SLO search" },
+	{ .name = "rate-max", .kind = CLI_RATE, CLI_DEST(P.rate_max),
+	  .dlo = 0.0, .dhi = MAX_RATE, .lo_open = true, .seen = &W.rate_max,
+	  .arg = "RPS", .help = "upper bound of the SLO search" },
+	{ .name = "slo-iterations", .kind = CLI_UINT,
+	  CLI_DEST(P.slo_iterations), .hi = 64, .seen = &W.iterations,
+	  .def = "8", .arg = "N", .help = "bisection steps after both bounds" },
+	{ .kind = CLI_SECTION, .help = "Measurement and output:" },
+	{ .name = "timeout-ms", .kind = CLI_UINT, CLI_DEST(P.timeout_ms),
+	  .lo = 1, .hi = MAX_TIMEOUT_MS, .def = "1000", .arg = "T",
+	  .help = "a request unanswered this long is lost;\n"
+		  "also the wait for stragglers" },
+	{ .name = "max-lag-us", .kind = CLI_UINT, CLI_DEST(P.max_lag_us),
+	  .def = "1000", .arg = "US",
+	  .help = "report \"behind\" when a request leaves later\n"
+		  "than this after its scheduled time" },
+	{ .name = "seed", .kind = CLI_UINT, CLI_DEST(P.seed), .def = "1",
+	  .arg = "N", .help = "arrival and service-time randomness" },
+	{ .name = "label", .kind = CLI_FN, .fn = label_fn, .arg = "NAME",
+	  .help = "the \"policy\" of every record (empty)" },
+	{ .name = "json", .kind = CLI_FLAG, CLI_DEST(P.json),
+	  .help = "one JSON object per rate point (and one for\n"
+		  "the SLO search) instead of text" },
+	{ .name = "csv", .kind = CLI_STRING, CLI_DEST(P.csv_path),
+	  .arg = "FILE", .help = "header and one row per rate point" },
+	{ .name = "slo-csv", .kind = CLI_STRING, CLI_DEST(P.slo_csv_path),
+	  .arg = "FILE", .help = "header and the SLO search's summary row" },
+	{ .name = "quiet", .letter = 'q', .kind = CLI_FLAG, CLI_DEST(P.quiet),
+	  .help = "no progress line on a terminal during a\n"
+		  "sweep or an SLO search" },
+	{ .kind = CLI_SECTION, .help = "Port:" },
+	{ .name = "port", .kind = CLI_STRING, CLI_DEST(P.port),
+	  .arg = "NAME|ID", .help = "ethdev port (default: the first one)" },
+	{ .name = "link-wait", CLI_DEST(P.link_wait_s),
+	  SECONDS(0.0, MAX_SECONDS, false), .def = "10",
+	  .help = "wait this long for the link to come up, at the\n"
+		  "start and after it went down" },
+	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
+	  .help = "show this help" },
+	{ .kind = CLI_END },
+};
+
+static struct cli_spec spec = {
+	.prog = "turbolb-loadgen",
+	.usage = "[EAL options] -- [options]",
+	.about = "turbolb RPC load generator: sends requests from one ethdev port,\n"
+		 "open loop on a schedule or closed loop with a window, and measures\n"
+		 "response latency; one rate, a sweep of rates, or a search for the\n"
+		 "highest rate that meets a latency SLO.",
+	.epilog = "Example:\n"
+		  "  turbolb-loadgen --no-huge -m 256 --file-prefix lg \\\n"
+		  "    --vdev=net_memif0,role=client,socket=/run/turbolb/uplink.sock,"
+		  "socket-abstract=no \\\n"
+		  "    -- --rates 10000,20000,40000 --duration 2 --dist exp:10us "
+		  "--csv out.csv",
+	.hint = "turbolb-loadgen -- --help",
+	.opts = opts,
+	/* Words after the options are a mistake, reported as such. */
+	.stop_at_arg = true,
 };
 
 void
 lg_usage(FILE *f, const char *prog)
 {
-	fprintf(f,
-		"usage: %s [EAL options] -- [options]\n"
-		"\n"
-		"turbolb RPC load generator: sends requests from one ethdev port,\n"
-		"open loop on a schedule or closed loop with a window, and measures\n"
-		"response latency; one rate, a sweep of rates, or a search for the\n"
-		"highest rate that meets a latency SLO.\n"
-		"\n"
-		"Load:\n"
-		"  --rate RPS            target requests per second (10000)\n"
-		"  --arrival KIND        poisson (exponential gaps) | fixed (poisson)\n"
-		"  --closed-loop W       instead: keep W requests outstanding, a new\n"
-		"                        one on each response or timeout\n"
-		"  --duration SEC        measured send time per point, decimals\n"
-		"                        allowed (1)\n"
-		"  --requests N          or: send N measured requests per point\n"
-		"  --warmup SEC          sent before each measured part; tracked, not\n"
-		"                        measured (0)\n"
-		"  --dist SPEC           service-time hint of each request (fixed:1us):\n"
-		"                        fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
-		"                        bimodal:P:A:B lognormal:MEAN:SD\n"
-		"  --class C             svc_class of every request (0)\n"
-		"  --size BYTES          RPC payload per request; split into several\n"
-		"                        packets above the MTU's room (0)\n"
-		"  --mtu BYTES           IP MTU (1500)\n"
-		"Flows and addresses:\n"
-		"  --flows F             distinct UDP source ports (64)\n"
-		"  --src-ips N           spread over N consecutive source addresses\n"
-		"                        from --src-ip: F x N flows (1)\n"
-		"  --src-port-base P     first source port (10000)\n"
-		"  --src-ip A.B.C.D      (10.0.0.1)\n"
-		"  --dst-ip A.B.C.D      (10.0.0.2)\n"
-		"  --dst-port P          (9000)\n"
-		"  --dst-mac MAC         (ff:ff:ff:ff:ff:ff)\n"
-		"  --src-mac MAC         (the port's address)\n"
-		"Sweeps and the SLO search (the port is set up once):\n"
-		"  --rates LIST          rate points, e.g. 5000,10000,20000\n"
-		"  --sweep LO:HI:STEP    rate points LO, LO+STEP, .. up to HI\n"
-		"  --settle SEC          between points, wait up to this long for\n"
-		"                        answers to requests counted lost (1)\n"
-		"  --slo-multiple X      search by bisection for the highest\n"
-		"                        throughput with p99 <= X times the mean of\n"
-		"                        --dist and nothing lost, between --sweep\n"
-		"                        LO:HI (STEP unused) or --rate-min/--rate-max\n"
-		"  --rate-min RPS, --rate-max RPS\n"
-		"  --slo-iterations N    bisection steps after both bounds (8)\n"
-		"Measurement and output:\n"
-		"  --timeout-ms T        a request unanswered this long is lost;\n"
-		"                        also the wait for stragglers (1000)\n"
-		"  --max-lag-us US       report \"behind\" when a request leaves later\n"
-		"                        than this after its scheduled time (1000)\n"
-		"  --seed N              arrival and service-time randomness (1)\n"
-		"  --label NAME          the \"policy\" of every record (empty)\n"
-		"  --json                one JSON object per rate point (and one for\n"
-		"                        the SLO search) instead of text\n"
-		"  --csv FILE            header and one row per rate point\n"
-		"  --slo-csv FILE        header and the SLO search's summary row\n"
-		"Port:\n"
-		"  --port NAME|ID        ethdev port (the first one)\n"
-		"  --link-wait SEC       wait this long for the link to come up, at the\n"
-		"                        start and after it went down (10)\n"
-		"  -h, --help            show this help\n"
-		"\n"
-		"Example:\n"
-		"  %s --no-huge -m 256 --file-prefix lg \\\n"
-		"    --vdev=net_memif0,role=client,socket=/run/turbolb/uplink.sock,"
-		"socket-abstract=no \\\n"
-		"    -- --rates 10000,20000,40000 --duration 2 --dist exp:10us "
-		"--csv out.csv\n",
-		prog, prog);
+	(void)prog;
+	cli_help(&spec, f);
 }
 
 void
 lg_opts_default(struct lg_opts *o)
 {
-	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-
-	memset(o, 0, sizeof(*o));
-	o->rate = 10000.0;
-	o->duration_s = 1.0;
-	o->arrival = LG_ARRIVAL_POISSON;
-	tlb_dist_parse("fixed:1us", &o->dist, NULL, 0);
-	tlb_dist_format(&o->dist, o->dist_spec, sizeof(o->dist_spec));
-	o->flows = 64;
-	o->src_port_base = 10000;
-	inet_pton(AF_INET, "10.0.0.1", o->src_ip);
-	inet_pton(AF_INET, "10.0.0.2", o->dst_ip);
-	o->dst_port = 9000;
-	memcpy(o->dst_mac, bcast, sizeof(bcast));
-	o->mtu = 1500;
-	o->timeout_ms = 1000;
-	o->max_lag_us = 1000;
-	o->seed = 1;
-	o->link_wait_s = 10.0;
-	o->src_ips = 1;
-	o->settle_s = 1.0;
-	o->slo_iterations = 8;
+	memset(&P, 0, sizeof(P));
+	spec.err = stderr;
+	cli_defaults(&spec);
+	tlb_dist_format(&P.dist, P.dist_spec, sizeof(P.dist_spec));
+	*o = P;
 }
 
 uint32_t
@@ -211,26 +245,11 @@ lg_pkts_per_msg(uint32_t size, uint32_t mtu)
 	return (size + room - 1) / room;
 }
 
-/* A finite, non-negative decimal; nothing after it. */
-static int
-parse_double(const char *s, double *v)
-{
-	char *end;
-
-	if (*s == '\0' || *s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno != 0 || *end != '\0' || !isfinite(*v) || *v < 0.0)
-		return -1;
-	return 0;
-}
-
 /* One rate of a list: in (0, MAX_RATE]. s is NUL-terminated. */
 static int
 parse_rate(const char *s, double *v)
 {
-	return parse_double(s, v) != 0 || *v <= 0.0 || *v > MAX_RATE ? -1 : 0;
+	return cli_parse_rate(s, v) != 0 || *v <= 0.0 || *v > MAX_RATE ? -1 : 0;
 }
 
 int
@@ -329,69 +348,6 @@ lg_slo_ns(const struct lg_opts *o)
 	return o->slo_multiple * tlb_dist_mean(&o->dist);
 }
 
-static int
-parse_u64(const char *s, uint64_t max, uint64_t *v)
-{
-	unsigned long long x;
-	char *end;
-
-	/* strtoull would take "-1" as 2^64 - 1. */
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int
-parse_mac(const char *s, uint8_t mac[6])
-{
-	for (int i = 0; i < 6; i++) {
-		unsigned int v = 0;
-
-		for (int d = 0; d < 2; d++, s++) {
-			char c = *s;
-
-			if (c >= '0' && c <= '9')
-				v = v * 16 + (unsigned int)(c - '0');
-			else if (c >= 'a' && c <= 'f')
-				v = v * 16 + (unsigned int)(c - 'a' + 10);
-			else if (c >= 'A' && c <= 'F')
-				v = v * 16 + (unsigned int)(c - 'A' + 10);
-			else
-				return -1;
-		}
-		mac[i] = (uint8_t)v;
-		if (*s != (i == 5 ? '\0' : ':'))
-			return -1;
-		s++;
-	}
-	return 0;
-}
-
-static int __attribute__((format(printf, 3, 4)))
-bad(FILE *err, const char *prog, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(err, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(err, fmt, ap);
-	va_end(ap);
-	fprintf(err, "\n(see %s -- --help)\n", prog);
-	return -1;
-}
-
-/* What the command line said explicitly, for the cross-option checks. */
-struct seen {
-	bool duration, rate, arrival, rates, sweep, rate_min, rate_max;
-	bool iterations;
-	double sweep_lo, sweep_hi, sweep_step;
-};
-
 /* The flows must not wrap past the last IPv4 address. */
 static bool
 src_ips_fit(const struct lg_opts *o)
@@ -405,28 +361,27 @@ src_ips_fit(const struct lg_opts *o)
 
 /* Which rates to run: the SLO bounds, the sweep's points, or one --rate. */
 static int
-check_rates(struct lg_opts *o, const struct seen *w, const char *prog,
-	    FILE *err)
+check_rates(struct lg_opts *o, const struct seen *w)
 {
 	if (w->rates && w->sweep)
-		return bad(err, prog, "--rates and --sweep exclude each other");
+		return cli_usage_error(&spec, "--rates and --sweep exclude each other");
 	if (w->rate && (w->rates || w->sweep))
-		return bad(err, prog, "--rate and --%s exclude each other",
+		return cli_usage_error(&spec, "--rate and --%s exclude each other",
 			   w->rates ? "rates" : "sweep");
 	if (o->slo_multiple == 0.0) {
 		if (w->rate_min || w->rate_max || w->iterations ||
 		    o->slo_csv_path != NULL)
-			return bad(err, prog, "--rate-min, --rate-max, "
+			return cli_usage_error(&spec, "--rate-min, --rate-max, "
 					      "--slo-iterations and --slo-csv "
 					      "go with --slo-multiple");
 		if (w->sweep) {
 			if (w->sweep_step == 0.0)
-				return bad(err, prog,
+				return cli_usage_error(&spec,
 					   "--sweep: want LO:HI:STEP");
 			if (lg_sweep_expand(w->sweep_lo, w->sweep_hi,
 					    w->sweep_step, o->rates,
 					    LG_MAX_POINTS, &o->n_rates) != 0)
-				return bad(err, prog,
+				return cli_usage_error(&spec,
 					   "--sweep: more than %u points",
 					   LG_MAX_POINTS);
 		} else if (!w->rates) {
@@ -437,27 +392,27 @@ check_rates(struct lg_opts *o, const struct seen *w, const char *prog,
 	}
 	/* The SLO search picks its own rates between two bounds. */
 	if (w->rates || w->rate)
-		return bad(err, prog, "--slo-multiple searches between --sweep "
+		return cli_usage_error(&spec, "--slo-multiple searches between --sweep "
 				      "LO:HI or --rate-min/--rate-max, not "
 				      "--%s",
 			   w->rates ? "rates" : "rate");
 	if (w->sweep && (w->rate_min || w->rate_max))
-		return bad(err, prog, "--sweep and --rate-min/--rate-max "
+		return cli_usage_error(&spec, "--sweep and --rate-min/--rate-max "
 				      "exclude each other");
 	if (w->sweep) {
 		o->rate_min = w->sweep_lo;
 		o->rate_max = w->sweep_hi;
 	} else if (!w->rate_min || !w->rate_max) {
-		return bad(err, prog, "--slo-multiple needs its range: "
+		return cli_usage_error(&spec, "--slo-multiple needs its range: "
 				      "--sweep LO:HI or --rate-min and "
 				      "--rate-max");
 	}
 	if (o->rate_max <= o->rate_min)
-		return bad(err, prog, "--slo-multiple: the upper rate %.0f "
+		return cli_usage_error(&spec, "--slo-multiple: the upper rate %.0f "
 				      "is not above the lower %.0f",
 			   o->rate_max, o->rate_min);
 	if (tlb_dist_mean(&o->dist) <= 0.0)
-		return bad(err, prog, "--slo-multiple: the SLO is a multiple "
+		return cli_usage_error(&spec, "--slo-multiple: the SLO is a multiple "
 				      "of the mean of --dist, which is 0");
 	o->n_rates = 0;
 	return 0;
@@ -465,33 +420,33 @@ check_rates(struct lg_opts *o, const struct seen *w, const char *prog,
 
 /* Cross-option checks, once everything is known. */
 static int
-check(struct lg_opts *o, const struct seen *w, const char *prog, FILE *err)
+check(struct lg_opts *o, const struct seen *w)
 {
 	uint32_t npkts;
 
 	if (w->duration && o->requests != 0)
-		return bad(err, prog, "--duration and --requests exclude each "
+		return cli_usage_error(&spec, "--duration and --requests exclude each "
 				      "other");
 	if (o->dst_port >= o->src_port_base &&
 	    (uint32_t)(o->dst_port - o->src_port_base) < o->flows)
-		return bad(err, prog,
+		return cli_usage_error(&spec,
 			   "--dst-port %u lies among the source ports %u..%u; "
 			   "responses could not be told from requests",
 			   o->dst_port, o->src_port_base,
 			   o->src_port_base + o->flows - 1);
 	if ((uint32_t)o->src_port_base + o->flows - 1 > UINT16_MAX)
-		return bad(err, prog,
+		return cli_usage_error(&spec,
 			   "--src-port-base %u with --flows %u runs past port "
 			   "65535",
 			   o->src_port_base, o->flows);
 	if (!src_ips_fit(o))
-		return bad(err, prog,
+		return cli_usage_error(&spec,
 			   "--src-ips %u from --src-ip runs past "
 			   "255.255.255.255",
 			   o->src_ips);
 	npkts = lg_pkts_per_msg(o->size, o->mtu);
 	if (npkts > TLB_RPC_MAX_PKTS)
-		return bad(err, prog,
+		return cli_usage_error(&spec,
 			   "--size %u needs %u packets at --mtu %u; a message "
 			   "has at most %u (%u bytes)",
 			   o->size, npkts, o->mtu, TLB_RPC_MAX_PKTS,
@@ -500,7 +455,7 @@ check(struct lg_opts *o, const struct seen *w, const char *prog, FILE *err)
 		/* The window sets the pace: there is no rate to offer. */
 		if (w->rate || w->rates || w->sweep || w->arrival ||
 		    o->slo_multiple != 0.0)
-			return bad(err, prog,
+			return cli_usage_error(&spec,
 				   "--closed-loop sets its own pace: no "
 				   "--rate, --rates, --sweep, --arrival or "
 				   "--slo-multiple");
@@ -509,296 +464,32 @@ check(struct lg_opts *o, const struct seen *w, const char *prog, FILE *err)
 		o->n_rates = 1;
 		return 0;
 	}
-	return check_rates(o, w, prog, err);
-}
-
-/* A label goes into CSV and JSON unquoted-safe: no commas, quotes,
- * backslashes or control characters. */
-static bool
-label_ok(const char *s)
-{
-	if (strlen(s) >= LG_LABEL_MAX)
-		return false;
-	for (; *s != '\0'; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f || *s == ',' ||
-		    *s == '"' || *s == '\\')
-			return false;
-	return true;
+	return check_rates(o, w);
 }
 
 int
 lg_opts_parse(int argc, char **argv, struct lg_opts *o, FILE *out,
 	      FILE *err)
 {
-	const char *prog = argc > 0 ? argv[0] : "turbolb-loadgen";
-	struct seen w = { 0 };
-	char derr[128];
-	uint64_t u;
-	double d;
-	int opt;
+	int first, rc;
 
-	lg_opts_default(o);
-	/* glibc: 0 re-initialises getopt completely (EAL used it before us,
-	 * and the tests call us many times). */
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		const char *a = optarg;
-
-		switch (opt) {
-		case OPT_RATE:
-		case OPT_RATE_MIN:
-		case OPT_RATE_MAX:
-			if (parse_rate(a, &d) != 0)
-				return bad(err, prog,
-					   "--%s '%s': want requests/s in "
-					   "(0, %.0f]",
-					   opt == OPT_RATE ? "rate" :
-					   opt == OPT_RATE_MIN ? "rate-min" :
-								 "rate-max",
-					   a, MAX_RATE);
-			if (opt == OPT_RATE) {
-				o->rate = d;
-				w.rate = true;
-			} else if (opt == OPT_RATE_MIN) {
-				o->rate_min = d;
-				w.rate_min = true;
-			} else {
-				o->rate_max = d;
-				w.rate_max = true;
-			}
-			break;
-		case OPT_DURATION:
-			if (parse_double(a, &d) != 0 || d <= 0.0 ||
-			    d > MAX_SECONDS)
-				return bad(err, prog,
-					   "--duration '%s': want seconds > 0",
-					   a);
-			o->duration_s = d;
-			w.duration = true;
-			break;
-		case OPT_REQUESTS:
-			if (parse_u64(a, UINT64_MAX >> 2, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--requests '%s': want a count > 0",
-					   a);
-			o->requests = u;
-			break;
-		case OPT_WARMUP:
-			if (parse_double(a, &d) != 0 || d > MAX_SECONDS)
-				return bad(err, prog,
-					   "--warmup '%s': want seconds >= 0",
-					   a);
-			o->warmup_s = d;
-			break;
-		case OPT_ARRIVAL:
-			if (strcmp(a, "poisson") == 0)
-				o->arrival = LG_ARRIVAL_POISSON;
-			else if (strcmp(a, "fixed") == 0)
-				o->arrival = LG_ARRIVAL_FIXED;
-			else
-				return bad(err, prog,
-					   "--arrival '%s': want poisson or "
-					   "fixed",
-					   a);
-			w.arrival = true;
-			break;
-		case OPT_CLOSED_LOOP:
-			if (parse_u64(a, LG_MAX_WINDOW, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--closed-loop '%s': want a window "
-					   "of 1..%u requests",
-					   a, LG_MAX_WINDOW);
-			o->window = (uint32_t)u;
-			break;
-		case OPT_DIST:
-			if (tlb_dist_parse(a, &o->dist, derr, sizeof(derr)) !=
-			    0)
-				return bad(err, prog, "--dist: %s", derr);
-			break;
-		case OPT_FLOWS:
-			if (parse_u64(a, 65536, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--flows '%s': want 1..65536", a);
-			o->flows = (uint32_t)u;
-			break;
-		case OPT_SRC_IPS:
-			if (parse_u64(a, 65536, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--src-ips '%s': want 1..65536", a);
-			o->src_ips = (uint32_t)u;
-			break;
-		case OPT_SRC_PORT_BASE:
-			if (parse_u64(a, UINT16_MAX, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--src-port-base '%s': want "
-					   "1..65535",
-					   a);
-			o->src_port_base = (uint16_t)u;
-			break;
-		case OPT_SRC_IP:
-		case OPT_DST_IP:
-			if (inet_pton(AF_INET, a,
-				      opt == OPT_SRC_IP ? o->src_ip :
-							  o->dst_ip) != 1)
-				return bad(err, prog,
-					   "--%s '%s': want an IPv4 address "
-					   "A.B.C.D",
-					   opt == OPT_SRC_IP ? "src-ip" :
-							       "dst-ip",
-					   a);
-			break;
-		case OPT_DST_PORT:
-			if (parse_u64(a, UINT16_MAX, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--dst-port '%s': want 1..65535", a);
-			o->dst_port = (uint16_t)u;
-			break;
-		case OPT_DST_MAC:
-		case OPT_SRC_MAC:
-			if (parse_mac(a, opt == OPT_DST_MAC ? o->dst_mac :
-							      o->src_mac) != 0)
-				return bad(err, prog,
-					   "--%s '%s': want XX:XX:XX:XX:XX:XX",
-					   opt == OPT_DST_MAC ? "dst-mac" :
-								"src-mac",
-					   a);
-			if (opt == OPT_SRC_MAC)
-				o->has_src_mac = true;
-			break;
-		case OPT_SIZE:
-			if (parse_u64(a, UINT32_MAX, &u) != 0)
-				return bad(err, prog,
-					   "--size '%s': want bytes >= 0", a);
-			o->size = (uint32_t)u;
-			break;
-		case OPT_MTU:
-			if (parse_u64(a, LG_MTU_MAX, &u) != 0 ||
-			    u < LG_MTU_MIN)
-				return bad(err, prog,
-					   "--mtu '%s': want %u..%u", a,
-					   LG_MTU_MIN, LG_MTU_MAX);
-			o->mtu = (uint32_t)u;
-			break;
-		case OPT_TIMEOUT_MS:
-			if (parse_u64(a, MAX_TIMEOUT_MS, &u) != 0 || u == 0)
-				return bad(err, prog,
-					   "--timeout-ms '%s': want 1..%u", a,
-					   MAX_TIMEOUT_MS);
-			o->timeout_ms = (uint32_t)u;
-			break;
-		case OPT_MAX_LAG_US:
-			if (parse_u64(a, UINT32_MAX, &u) != 0)
-				return bad(err, prog,
-					   "--max-lag-us '%s': want us >= 0",
-					   a);
-			o->max_lag_us = (uint32_t)u;
-			break;
-		case OPT_CLASS:
-			if (parse_u64(a, UINT16_MAX, &u) != 0)
-				return bad(err, prog,
-					   "--class '%s': want 0..65535", a);
-			o->svc_class = (uint16_t)u;
-			break;
-		case OPT_SEED:
-			if (parse_u64(a, UINT64_MAX, &u) != 0)
-				return bad(err, prog,
-					   "--seed '%s': want an integer", a);
-			o->seed = u;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case OPT_PORT:
-			if (*a == '\0')
-				return bad(err, prog, "--port: empty name");
-			o->port = a;
-			break;
-		case OPT_LINK_WAIT:
-			if (parse_double(a, &d) != 0 || d > MAX_SECONDS)
-				return bad(err, prog,
-					   "--link-wait '%s': want seconds "
-					   ">= 0",
-					   a);
-			o->link_wait_s = d;
-			break;
-		case OPT_RATES:
-			if (lg_parse_rates(a, o->rates, LG_MAX_POINTS,
-					   &o->n_rates, derr,
-					   sizeof(derr)) != 0)
-				return bad(err, prog, "--rates '%s': %s", a,
-					   derr);
-			w.rates = true;
-			break;
-		case OPT_SWEEP:
-			/* The step may be left out for an SLO search, which
-			 * is only known at the end. */
-			if (lg_parse_sweep(a, false, &w.sweep_lo, &w.sweep_hi,
-					   &w.sweep_step, derr,
-					   sizeof(derr)) != 0)
-				return bad(err, prog, "--sweep '%s': %s", a,
-					   derr);
-			w.sweep = true;
-			break;
-		case OPT_SETTLE:
-			if (parse_double(a, &d) != 0 || d > MAX_SECONDS)
-				return bad(err, prog,
-					   "--settle '%s': want seconds >= 0",
-					   a);
-			o->settle_s = d;
-			break;
-		case OPT_SLO_MULTIPLE:
-			if (parse_double(a, &d) != 0 || d <= 0.0 || d > 1e6)
-				return bad(err, prog,
-					   "--slo-multiple '%s': want a factor "
-					   "> 0",
-					   a);
-			o->slo_multiple = d;
-			break;
-		case OPT_SLO_ITERATIONS:
-			if (parse_u64(a, 64, &u) != 0)
-				return bad(err, prog,
-					   "--slo-iterations '%s': want 0..64",
-					   a);
-			o->slo_iterations = (uint32_t)u;
-			w.iterations = true;
-			break;
-		case OPT_LABEL:
-			if (!label_ok(a))
-				return bad(err, prog,
-					   "--label '%s': want at most %u "
-					   "characters, no commas, quotes, "
-					   "backslashes or control characters",
-					   a, LG_LABEL_MAX - 1);
-			snprintf(o->label, sizeof(o->label), "%s", a);
-			break;
-		case OPT_CSV:
-		case OPT_SLO_CSV:
-			if (*a == '\0')
-				return bad(err, prog, "--%s: empty file name",
-					   opt == OPT_CSV ? "csv" : "slo-csv");
-			if (opt == OPT_CSV)
-				o->csv_path = a;
-			else
-				o->slo_csv_path = a;
-			break;
-		case 'h':
-			lg_usage(out, prog);
-			return 1;
-		default:
-			/* optind already points past the offending word. */
-			return bad(err, prog,
-				   "unknown option or missing value: '%s'",
-				   argv[optind - 1]);
-		}
+	memset(&P, 0, sizeof(P));
+	memset(&W, 0, sizeof(W));
+	spec.out = out;
+	spec.err = err;
+	rc = cli_parse(&spec, argc, argv, &first);
+	if (rc == CLI_OK && first < argc)
+		rc = cli_usage_error(&spec, "unexpected argument '%s'",
+				     argv[first]);
+	if (rc == CLI_OK) {
+		P.has_src_mac = W.src_mac;
+		if (P.requests != 0)
+			P.duration_s = 0.0;
+		if (check(&P, &W) != 0)
+			rc = CLI_ERROR;
 	}
-	if (optind < argc)
-		return bad(err, prog, "unexpected argument '%s'",
-			   argv[optind]);
-	if (o->requests != 0)
-		o->duration_s = 0.0;
-	if (check(o, &w, prog, err) != 0)
-		return -1;
-	tlb_dist_format(&o->dist, o->dist_spec, sizeof(o->dist_spec));
-	return 0;
+	if (rc == CLI_OK)
+		tlb_dist_format(&P.dist, P.dist_spec, sizeof(P.dist_spec));
+	*o = P;
+	return rc;
 }

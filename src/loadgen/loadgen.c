@@ -33,7 +33,9 @@
 #include <rte_mempool.h>
 
 #include "turbolb/proto.h"
+#include "cli.h"
 #include "lg.h"
+#include "progress.h"
 #include "lg_unmap_guard.h"
 
 RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
@@ -136,9 +138,6 @@ install_signals(void)
 static int
 find_port(const char *name, uint16_t *id)
 {
-	char *end;
-	unsigned long v;
-
 	if (name == NULL) {
 		RTE_ETH_FOREACH_DEV(*id)
 			return 0;
@@ -147,15 +146,9 @@ find_port(const char *name, uint16_t *id)
 			    "socket-abstract=no");
 		return -1;
 	}
-	if (rte_eth_dev_get_port_by_name(name, id) == 0)
+	if (cli_port_resolve(name, rte_eth_dev_get_port_by_name,
+			     rte_eth_dev_is_valid_port, id) == 0)
 		return 0;
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (*end == '\0' && errno == 0 && v < RTE_MAX_ETHPORTS &&
-	    rte_eth_dev_is_valid_port((uint16_t)v)) {
-		*id = (uint16_t)v;
-		return 0;
-	}
 	LG_LOG(ERR, "no port named '%s'; available:", name);
 	RTE_ETH_FOREACH_DEV(*id) {
 		char n[RTE_ETH_NAME_MAX_LEN];
@@ -1014,6 +1007,7 @@ struct lg_ctx {
 	uint32_t n_points; /* known in a sweep; 0 in a search */
 	bool table;        /* human output as a table, one row per point */
 	bool failed;
+	struct cli_progress progress; /* of a sweep or a search */
 };
 
 /* Runs one rate point and reports it. Returns 0, or non-zero to stop: a
@@ -1030,6 +1024,7 @@ measure_point(struct lg_ctx *c, double rate, struct lg_slo_sample *s)
 		c->failed = true;
 		return -1;
 	}
+	cli_progress_clear(&c->progress);
 	if (o->arrival == LG_ARRIVAL_CLOSED)
 		LG_LOG(INFO, "point %u: closed loop, window %u, %" PRIu64
 			     " request slots",
@@ -1040,7 +1035,9 @@ measure_point(struct lg_ctx *c, double rate, struct lg_slo_sample *s)
 		       c->point, rate,
 		       o->arrival == LG_ARRIVAL_FIXED ? "fixed" : "poisson",
 		       run->track.mask + 1);
+	cli_progress_step(&c->progress, c->point);
 	run_loop(run, more);
+	cli_progress_clear(&c->progress);
 
 	if (o->json)
 		lg_report_json(stdout, o, res);
@@ -1112,9 +1109,14 @@ run_points(struct lg_ctx *c, FILE *slo_csv)
 	if (c->table && !o->json)
 		lg_table_header(stdout);
 	if (o->slo_multiple == 0.0) {
+		/* One rate alone needs no progress line. */
+		cli_progress_start(&c->progress, stderr,
+				   o->quiet || o->n_rates < 2, "sweep",
+				   o->n_rates);
 		for (uint32_t i = 0; i < o->n_rates; i++)
 			if (measure_point(c, o->rates[i], NULL) != 0)
 				break;
+		cli_progress_end(&c->progress);
 		return c->failed ? -1 : 0;
 	}
 	cfg = (struct lg_slo_cfg){
@@ -1126,7 +1128,11 @@ run_points(struct lg_ctx *c, FILE *slo_csv)
 	LG_LOG(INFO, "SLO search: p99 <= %.0f ns between %.0f and %.0f rps, "
 		     "%u bisection steps",
 	       cfg.slo_ns, cfg.lo, cfg.hi, cfg.iterations);
+	/* Both bounds, then at most one probe per bisection step. */
+	cli_progress_start(&c->progress, stderr, o->quiet, "SLO search",
+			   cfg.iterations + 2);
 	lg_slo_search(&cfg, measure_cb, c, &slo);
+	cli_progress_end(&c->progress);
 	if (c->failed)
 		return -1;
 	if (o->json)

@@ -5,7 +5,6 @@
  * fails (I/O, memory), 2 on usage errors.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,10 +13,10 @@
 
 #include <bsd/string.h>
 
+#include "cli.h"
 #include "sim.h"
 #include "sim_trace.h"
 
-#define EXIT_USAGE 2
 #define MAX_SLOS 8
 #define MAX_SWEEP_POINTS 10000
 
@@ -39,103 +38,157 @@ struct cli {
 	bool table_header_done;
 };
 
-enum {
-	OPT_CORES = 256,
-	OPT_POLICY,
-	OPT_DIST,
-	OPT_LOAD,
-	OPT_REQUESTS,
-	OPT_SEED,
-	OPT_FLOWS,
-	OPT_DISPATCH,
-	OPT_DELIVERY,
-	OPT_FEEDBACK,
-	OPT_FIFO,
-	OPT_DISPATCHERS,
-	OPT_SPLIT,
-	OPT_VIEW,
-	OPT_VIEW_SYNC,
-	OPT_WARMUP,
-	OPT_JSON,
-	OPT_SWEEP,
-	OPT_SLO,
-	OPT_TRACE,
-	OPT_HELP,
-	OPT_VERSION,
-};
+static struct cli C; /* large; keep it off the stack */
 
-static const struct option long_opts[] = {
-	{ "cores", required_argument, NULL, OPT_CORES },
-	{ "policy", required_argument, NULL, OPT_POLICY },
-	{ "dist", required_argument, NULL, OPT_DIST },
-	{ "load", required_argument, NULL, OPT_LOAD },
-	{ "requests", required_argument, NULL, OPT_REQUESTS },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "flows", required_argument, NULL, OPT_FLOWS },
-	{ "dispatch-ns", required_argument, NULL, OPT_DISPATCH },
-	{ "delivery-ns", required_argument, NULL, OPT_DELIVERY },
-	{ "feedback-ns", required_argument, NULL, OPT_FEEDBACK },
-	{ "fifo", required_argument, NULL, OPT_FIFO },
-	{ "dispatchers", required_argument, NULL, OPT_DISPATCHERS },
-	{ "split", required_argument, NULL, OPT_SPLIT },
-	{ "view", required_argument, NULL, OPT_VIEW },
-	{ "view-sync-ns", required_argument, NULL, OPT_VIEW_SYNC },
-	{ "warmup", required_argument, NULL, OPT_WARMUP },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "sweep", required_argument, NULL, OPT_SWEEP },
-	{ "slo-multiple", required_argument, NULL, OPT_SLO },
-	{ "trace", required_argument, NULL, OPT_TRACE },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ NULL, 0, NULL, 0 },
+static int
+policy_fn(const struct cli_opt *opt, const char *arg, char *err,
+	  size_t errlen)
+{
+	(void)opt;
+	return tlb_sim_set_policy(&C.p, arg, err, errlen);
+}
+
+static int
+dist_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	(void)opt;
+	return tlb_dist_parse(arg, &C.p.dist, err, errlen);
+}
+
+static int
+sweep_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	char buf[128];
+	char *a, *b;
+
+	(void)opt;
+	if (strlcpy(buf, arg, sizeof(buf)) >= sizeof(buf)) {
+		snprintf(err, errlen, "too long");
+		return -1;
+	}
+	a = strchr(buf, ':');
+	b = a ? strchr(a + 1, ':') : NULL;
+	if (a == NULL || b == NULL) {
+		snprintf(err, errlen, "want LO:HI:STEP");
+		return -1;
+	}
+	*a++ = '\0';
+	*b++ = '\0';
+	if (cli_parse_double(buf, &C.sweep_lo) != 0 ||
+	    cli_parse_double(a, &C.sweep_hi) != 0 ||
+	    cli_parse_double(b, &C.sweep_step) != 0 || !(C.sweep_lo > 0.0) ||
+	    C.sweep_hi < C.sweep_lo || !(C.sweep_step > 0.0)) {
+		snprintf(err, errlen, "want 0 < LO <= HI and STEP > 0");
+		return -1;
+	}
+	if ((C.sweep_hi - C.sweep_lo) / C.sweep_step > MAX_SWEEP_POINTS) {
+		snprintf(err, errlen, "more than %u points", MAX_SWEEP_POINTS);
+		return -1;
+	}
+	return 0;
+}
+
+/* Repeatable: one search per multiple. */
+static int
+slo_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
+{
+	double x;
+
+	(void)opt;
+	if (C.n_slo == MAX_SLOS) {
+		snprintf(err, errlen, "at most %u", MAX_SLOS);
+		return -1;
+	}
+	if (cli_parse_double(arg, &x) != 0 || !(x > 0.0)) {
+		snprintf(err, errlen, "want a number > 0");
+		return -1;
+	}
+	C.slo[C.n_slo++] = x;
+	return 0;
+}
+
+static const char *const splits[] = { "even", "rss", NULL };
+static const int split_values[] = { TLB_SIM_SPLIT_EVEN, TLB_SIM_SPLIT_RSS };
+static const char *const views[] = { "partitioned", "shared", NULL };
+
+#define DELAY(field)                                                         \
+	.kind = CLI_NS, CLI_DEST(C.p.field), .hi = 4000000000u, .arg = "T"
+
+static const struct cli_opt opts[] = {
+	{ .name = "cores", .kind = CLI_UINT, CLI_DEST(C.p.n_cores), .lo = 1,
+	  .hi = TLB_MAX_CORES, .seen = &C.have_cores, .arg = "N",
+	  .help = "host cores" },
+	{ .name = "policy", .kind = CLI_FN, .fn = policy_fn,
+	  .seen = &C.have_policy, .arg = "SPEC",
+	  .help = "a policy below; pod:D and jbsq:K take a parameter" },
+	{ .name = "dist", .kind = CLI_FN, .fn = dist_fn, .seen = &C.have_dist,
+	  .arg = "SPEC",
+	  .help = "service time: fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
+		  "bimodal:P:A:B lognormal:MEAN:SD (T in ns, us, ms, s)" },
+	{ .name = "load", .kind = CLI_DOUBLE, CLI_DEST(C.p.load), .dlo = 0.0,
+	  .dhi = HUGE_VAL, .lo_open = true, .seen = &C.have_load,
+	  .arg = "RHO",
+	  .help = "offered load: lambda = RHO * N / mean service (Poisson)" },
+	{ .name = "requests", .kind = CLI_UINT, CLI_DEST(C.p.requests),
+	  .lo = 1, .seen = &C.have_requests, .arg = "COUNT",
+	  .help = "requests generated (default 1000000)" },
+	{ .name = "warmup", .kind = CLI_UINT, CLI_DEST(C.p.warmup),
+	  .seen = &C.have_warmup, .arg = "COUNT",
+	  .help = "first requests left out of the statistics\n"
+		  "(default: a tenth of them; 0 with --trace)" },
+	{ .name = "seed", .kind = CLI_UINT, CLI_DEST(C.p.seed), .arg = "S",
+	  .help = "random seed (default 1); same seed, same output" },
+	{ .name = "flows", .kind = CLI_UINT, CLI_DEST(C.p.flows), .lo = 1,
+	  .hi = TLB_SIM_MAX_FLOWS, .arg = "F",
+	  .help = "client flows, distinct 5-tuples for rss (default 64)" },
+	{ .name = "dispatch-ns", DELAY(dispatch_ns),
+	  .help = "NIC cost per request; the dispatcher is one server" },
+	{ .name = "delivery-ns", DELAY(delivery_ns),
+	  .help = "NIC -> core latency" },
+	{ .name = "feedback-ns", DELAY(feedback_ns),
+	  .help = "core -> NIC completion latency (the load view lags)" },
+	{ .name = "fifo", .kind = CLI_UINT, CLI_DEST(C.p.fifo_cap),
+	  .arg = "CAP",
+	  .help = "NIC FIFO for held (jbsq) requests (default 4096)" },
+	{ .name = "dispatchers", .kind = CLI_UINT, CLI_DEST(C.p.dispatchers),
+	  .lo = 1, .hi = TLB_SIM_MAX_DISPATCHERS, .arg = "D",
+	  .help = "NIC dispatchers (default 1), each its own\n"
+		  "server, policy, load view and FIFO" },
+	{ .name = "split", .kind = CLI_CHOICE, CLI_DEST(C.p.split),
+	  .choices = splits, .values = split_values, .arg = "MODE",
+	  .help = "how the wire reaches them: even (each request to a\n"
+		  "random one, the default) or rss (by flow hash)" },
+	{ .name = "view", .kind = CLI_CHOICE, CLI_DEST(C.p.shared_view),
+	  .choices = views, .arg = "MODE",
+	  .help = "partitioned (default: dispatcher d balances over its\n"
+		  "own N/D cores) or shared (all N cores; the others'\n"
+		  "sends and completions seen --view-sync-ns late)" },
+	{ .name = "view-sync-ns", DELAY(view_sync_ns),
+	  .help = "shared view: how often a dispatcher reads the\n"
+		  "others' counters (0, the default: at once)" },
+	{ .name = "sweep", .kind = CLI_FN, .fn = sweep_fn, .seen = &C.sweep,
+	  .arg = "LO:HI:STEP", .help = "one run per load LO, LO+STEP, .. HI" },
+	{ .name = "slo-multiple", .kind = CLI_FN, .fn = slo_fn, .arg = "X",
+	  .help = "highest load with p99 <= X x mean service and no drops,\n"
+		  "by bisection; repeatable" },
+	{ .name = "trace", .kind = CLI_STRING, CLI_DEST(C.trace_path),
+	  .arg = "FILE",
+	  .help = "'ARRIVAL_NS SERVICE_NS' per line instead of --load/--dist" },
+	{ .name = "json", .kind = CLI_FLAG, CLI_DEST(C.json),
+	  .help = "one JSON object per line" },
+	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
+	  .help = "show this help" },
+	{ .name = "version", .kind = CLI_VERSION, .help = "show the version" },
+	{ .kind = CLI_END },
 };
 
 static void
-usage(FILE *f)
+usage_tail(FILE *f)
 {
 	fprintf(f,
-		"usage: turbolb-sim --cores N --policy NAME[:PARAM] --dist SPEC\n"
-		"                   (--load RHO | --sweep LO:HI:STEP | --slo-multiple X | --trace FILE)\n"
-		"                   [--requests COUNT] [--seed S] [--flows F] [--warmup COUNT]\n"
-		"                   [--dispatch-ns T] [--delivery-ns T] [--feedback-ns T]\n"
-		"                   [--fifo CAP] [--dispatchers D [--split even|rss]\n"
-		"                   [--view partitioned|shared [--view-sync-ns T]]] [--json]\n"
-		"\n"
-		"Simulates N host cores (one FIFO server each) behind the turbolb NIC\n"
-		"dispatcher, running the daemon's own policy code.\n"
-		"\n"
-		"  --cores N          host cores (1..%u)\n"
-		"  --policy SPEC      a policy below; pod:D and jbsq:K take a parameter\n"
-		"  --dist SPEC        service time: fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
-		"                     bimodal:P:A:B lognormal:MEAN:SD (T in ns, us, ms, s)\n"
-		"  --load RHO         offered load: lambda = RHO * N / mean service (Poisson)\n"
-		"  --requests COUNT   requests generated (default 1000000)\n"
-		"  --warmup COUNT     first requests left out of the statistics\n"
-		"                     (default: a tenth of them; 0 with --trace)\n"
-		"  --seed S           random seed (default 1); same seed, same output\n"
-		"  --flows F          client flows, distinct 5-tuples for rss (default %u)\n"
-		"  --dispatch-ns T    NIC cost per request; the dispatcher is one server\n"
-		"  --delivery-ns T    NIC -> core latency\n"
-		"  --feedback-ns T    core -> NIC completion latency (the load view lags)\n"
-		"  --fifo CAP         NIC FIFO for held (jbsq) requests (default %u)\n"
-		"  --dispatchers D    NIC dispatchers (1..%u, default 1), each its own\n"
-		"                     server, policy, load view and FIFO\n"
-		"  --split MODE       how the wire reaches them: even (each request to a\n"
-		"                     random one, the default) or rss (by flow hash)\n"
-		"  --view MODE        partitioned (default: dispatcher d balances over its\n"
-		"                     own N/D cores) or shared (all N cores; the others'\n"
-		"                     sends and completions seen --view-sync-ns late)\n"
-		"  --view-sync-ns T   shared view: how often a dispatcher reads the\n"
-		"                     others' counters (0, the default: at once)\n"
-		"  --sweep LO:HI:STEP one run per load LO, LO+STEP, .. HI\n"
-		"  --slo-multiple X   highest load with p99 <= X x mean service and no drops,\n"
-		"                     by bisection over (0, %.1f] (%u halvings); repeatable\n"
-		"  --trace FILE       'ARRIVAL_NS SERVICE_NS' per line instead of --load/--dist\n"
-		"  --json             one JSON object per line\n"
-		"\n"
-		"policies:\n",
-		TLB_MAX_CORES, TLB_SIM_DEFAULT_FLOWS, TLB_SIM_DEFAULT_FIFO,
-		TLB_SIM_MAX_DISPATCHERS, TLB_SIM_SLO_LOAD_MAX,
+		"\n--cores takes 1..%u, --dispatchers 1..%u; --slo-multiple "
+		"searches (0, %.1f]\nin %u halvings.\n\npolicies:\n",
+		TLB_MAX_CORES, TLB_SIM_MAX_DISPATCHERS, TLB_SIM_SLO_LOAD_MAX,
 		TLB_SIM_SLO_STEPS);
 	for (unsigned int i = 0; tlb_policies[i] != NULL; i++)
 		fprintf(f, "  %-8s %s\n", tlb_policies[i]->name,
@@ -148,207 +201,55 @@ usage(FILE *f)
 		"(simulator only: the client's static choice)");
 }
 
+static const struct cli_spec cli_spec = {
+	.prog = "turbolb-sim",
+	.usage = "--cores N --policy NAME[:PARAM] --dist SPEC\n"
+		 "                   (--load RHO | --sweep LO:HI:STEP | "
+		 "--slo-multiple X | --trace FILE)\n"
+		 "                   [--requests COUNT] [--seed S] [--flows F] "
+		 "[--warmup COUNT]\n"
+		 "                   [--dispatch-ns T] [--delivery-ns T] "
+		 "[--feedback-ns T]\n"
+		 "                   [--fifo CAP] [--dispatchers D [--split "
+		 "even|rss]\n"
+		 "                   [--view partitioned|shared [--view-sync-ns "
+		 "T]]] [--json]",
+	.about = "Simulates N host cores (one FIFO server each) behind the "
+		 "turbolb NIC\ndispatcher, running the daemon's own policy code.",
+	.epilog_fn = usage_tail,
+	.version = TLB_VERSION,
+	.opts = opts,
+};
+
 static void __attribute__((format(printf, 1, 2), noreturn))
 die_usage(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "turbolb-sim: ");
 	va_start(ap, fmt);
+	fprintf(stderr, "turbolb-sim: ");
 	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'turbolb-sim --help'.\n");
 	va_end(ap);
-	fprintf(stderr, "\n(try turbolb-sim --help)\n");
-	exit(EXIT_USAGE);
-}
-
-static uint64_t
-parse_u64(const char *opt, const char *s, uint64_t lo, uint64_t hi)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (*s < '0' || *s > '9' || *end != '\0' || errno != 0 || v < lo ||
-	    v > hi)
-		die_usage("--%s: '%s' is not a whole number in %llu..%llu",
-			  opt, s, (unsigned long long)lo,
-			  (unsigned long long)hi);
-	return v;
-}
-
-static double
-parse_double(const char *opt, const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || *end != '\0' || errno != 0 || !isfinite(v))
-		die_usage("--%s: '%s' is not a number", opt, s);
-	return v;
-}
-
-static uint64_t
-parse_delay(const char *opt, const char *s)
-{
-	double ns;
-
-	if (tlb_parse_time_ns(s, &ns) != 0 || ns > 4e9)
-		die_usage("--%s: '%s' is not a time below 4s (ns, or with a "
-			  "unit: 500ns, 1.5us)",
-			  opt, s);
-	return (uint64_t)llround(ns);
-}
-
-static void
-parse_sweep(struct cli *c, const char *s)
-{
-	char buf[128];
-	char *a, *b;
-
-	if (strlcpy(buf, s, sizeof(buf)) >= sizeof(buf))
-		die_usage("--sweep: '%s' too long", s);
-	a = strchr(buf, ':');
-	b = a ? strchr(a + 1, ':') : NULL;
-	if (a == NULL || b == NULL)
-		die_usage("--sweep: want LO:HI:STEP, got '%s'", s);
-	*a++ = '\0';
-	*b++ = '\0';
-	c->sweep_lo = parse_double("sweep", buf);
-	c->sweep_hi = parse_double("sweep", a);
-	c->sweep_step = parse_double("sweep", b);
-	if (!(c->sweep_lo > 0.0) || c->sweep_hi < c->sweep_lo ||
-	    !(c->sweep_step > 0.0))
-		die_usage("--sweep: want 0 < LO <= HI and STEP > 0, got '%s'",
-			  s);
-	if ((c->sweep_hi - c->sweep_lo) / c->sweep_step > MAX_SWEEP_POINTS)
-		die_usage("--sweep: more than %u points", MAX_SWEEP_POINTS);
-	c->sweep = true;
+	exit(CLI_EXIT_USAGE);
 }
 
 static void
 parse_args(struct cli *c, int argc, char **argv)
 {
-	char err[TLB_SIM_ERR_MAX];
-	int opt;
+	int first;
 
 	tlb_sim_params_default(&c->p);
-	while ((opt = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case OPT_CORES:
-			c->p.n_cores = (uint32_t)parse_u64("cores", optarg, 1,
-							   TLB_MAX_CORES);
-			c->have_cores = true;
-			break;
-		case OPT_POLICY:
-			if (tlb_sim_set_policy(&c->p, optarg, err,
-					       sizeof(err)) != 0)
-				die_usage("--policy: %s", err);
-			c->have_policy = true;
-			break;
-		case OPT_DIST:
-			if (tlb_dist_parse(optarg, &c->p.dist, err,
-					   sizeof(err)) != 0)
-				die_usage("--dist: %s", err);
-			c->have_dist = true;
-			break;
-		case OPT_LOAD:
-			c->p.load = parse_double("load", optarg);
-			if (!(c->p.load > 0.0))
-				die_usage("--load: must be > 0, got '%s'",
-					  optarg);
-			c->have_load = true;
-			break;
-		case OPT_REQUESTS:
-			c->p.requests = parse_u64("requests", optarg, 1,
-						  UINT64_MAX);
-			c->have_requests = true;
-			break;
-		case OPT_SEED:
-			c->p.seed = parse_u64("seed", optarg, 0, UINT64_MAX);
-			break;
-		case OPT_FLOWS:
-			c->p.flows = (uint32_t)parse_u64("flows", optarg, 1,
-							 TLB_SIM_MAX_FLOWS);
-			break;
-		case OPT_DISPATCH:
-			c->p.dispatch_ns = parse_delay("dispatch-ns", optarg);
-			break;
-		case OPT_DELIVERY:
-			c->p.delivery_ns = parse_delay("delivery-ns", optarg);
-			break;
-		case OPT_FEEDBACK:
-			c->p.feedback_ns = parse_delay("feedback-ns", optarg);
-			break;
-		case OPT_FIFO:
-			c->p.fifo_cap = (uint32_t)parse_u64("fifo", optarg, 0,
-							    UINT32_MAX);
-			break;
-		case OPT_DISPATCHERS:
-			c->p.dispatchers = (uint32_t)parse_u64(
-				"dispatchers", optarg, 1, TLB_SIM_MAX_DISPATCHERS);
-			break;
-		case OPT_SPLIT:
-			if (strcmp(optarg, "even") == 0)
-				c->p.split = TLB_SIM_SPLIT_EVEN;
-			else if (strcmp(optarg, "rss") == 0)
-				c->p.split = TLB_SIM_SPLIT_RSS;
-			else
-				die_usage("--split: 'even' or 'rss', got '%s'",
-					  optarg);
-			break;
-		case OPT_VIEW:
-			if (strcmp(optarg, "partitioned") == 0)
-				c->p.shared_view = false;
-			else if (strcmp(optarg, "shared") == 0)
-				c->p.shared_view = true;
-			else
-				die_usage("--view: 'partitioned' or 'shared', "
-					  "got '%s'",
-					  optarg);
-			break;
-		case OPT_VIEW_SYNC:
-			c->p.view_sync_ns = parse_delay("view-sync-ns", optarg);
-			break;
-		case OPT_WARMUP:
-			c->p.warmup = parse_u64("warmup", optarg, 0,
-						UINT64_MAX);
-			c->have_warmup = true;
-			break;
-		case OPT_JSON:
-			c->json = true;
-			break;
-		case OPT_SWEEP:
-			parse_sweep(c, optarg);
-			break;
-		case OPT_SLO:
-			if (c->n_slo == MAX_SLOS)
-				die_usage("--slo-multiple: at most %u",
-					  MAX_SLOS);
-			c->slo[c->n_slo] = parse_double("slo-multiple", optarg);
-			if (!(c->slo[c->n_slo] > 0.0))
-				die_usage("--slo-multiple: must be > 0");
-			c->n_slo++;
-			break;
-		case OPT_TRACE:
-			c->trace_path = optarg;
-			break;
-		case OPT_HELP:
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case OPT_VERSION:
-			printf("turbolb-sim %s\n", TLB_VERSION);
-			exit(0);
-		default:
-			fprintf(stderr, "(try turbolb-sim --help)\n");
-			exit(EXIT_USAGE);
-		}
+	switch (cli_parse(&cli_spec, argc, argv, &first)) {
+	case CLI_DONE:
+		exit(0);
+	case CLI_ERROR:
+		exit(CLI_EXIT_USAGE);
+	default:
+		break;
 	}
-	if (optind < argc)
-		die_usage("unexpected argument '%s'", argv[optind]);
+	if (first < argc)
+		die_usage("unexpected argument '%s'", argv[first]);
 	if (!c->have_cores)
 		die_usage("--cores is required");
 	if (!c->have_policy)
@@ -546,55 +447,54 @@ run_one(struct cli *c, const struct tlb_sim_params *p)
 int
 main(int argc, char **argv)
 {
-	static struct cli c; /* large; keep it off the stack */
 	char err[TLB_SIM_ERR_MAX];
 	int rc = 0;
 
-	parse_args(&c, argc, argv);
-	if (c.trace_path != NULL) {
-		if (tlb_sim_trace_load(c.trace_path, &c.trace, err,
+	parse_args(&C, argc, argv);
+	if (C.trace_path != NULL) {
+		if (tlb_sim_trace_load(C.trace_path, &C.trace, err,
 				       sizeof(err)) != 0) {
 			fprintf(stderr, "turbolb-sim: %s\n", err);
 			return 1;
 		}
-		c.p.trace = &c.trace.trace;
-		if (c.p.warmup >= c.trace.trace.len)
+		C.p.trace = &C.trace.trace;
+		if (C.p.warmup >= C.trace.trace.len)
 			die_usage("--warmup %llu must be below the trace's "
 				  "%llu requests",
-				  (unsigned long long)c.p.warmup,
-				  (unsigned long long)c.trace.trace.len);
+				  (unsigned long long)C.p.warmup,
+				  (unsigned long long)C.trace.trace.len);
 	}
 
-	if (c.have_load || c.trace_path != NULL) {
-		if (run_one(&c, &c.p) != 0)
+	if (C.have_load || C.trace_path != NULL) {
+		if (run_one(&C, &C.p) != 0)
 			rc = 1;
 	}
-	if (rc == 0 && c.sweep) {
+	if (rc == 0 && C.sweep) {
 		for (unsigned int i = 0;; i++) {
-			struct tlb_sim_params p = c.p;
+			struct tlb_sim_params p = C.p;
 
 			/* Multiplying, not accumulating, keeps the points
 			 * on the grid (0.1 + 0.1 + 0.1 != 0.3). */
-			p.load = c.sweep_lo + i * c.sweep_step;
-			if (p.load > c.sweep_hi + c.sweep_step * 1e-9)
+			p.load = C.sweep_lo + i * C.sweep_step;
+			if (p.load > C.sweep_hi + C.sweep_step * 1e-9)
 				break;
-			if (run_one(&c, &p) != 0) {
+			if (run_one(&C, &p) != 0) {
 				rc = 1;
 				break;
 			}
 		}
 	}
-	for (unsigned int i = 0; rc == 0 && i < c.n_slo; i++) {
+	for (unsigned int i = 0; rc == 0 && i < C.n_slo; i++) {
 		struct tlb_sim_slo s;
 
-		if (tlb_sim_max_load(&c.p, c.slo[i], &s, err, sizeof(err)) !=
+		if (tlb_sim_max_load(&C.p, C.slo[i], &s, err, sizeof(err)) !=
 		    0) {
 			fprintf(stderr, "turbolb-sim: %s\n", err);
 			rc = 1;
 			break;
 		}
-		print_slo(&c, &c.p, &s);
+		print_slo(&C, &C.p, &s);
 	}
-	tlb_sim_trace_free(&c.trace);
+	tlb_sim_trace_free(&C.trace);
 	return rc;
 }

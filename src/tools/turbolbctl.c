@@ -12,7 +12,6 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -28,6 +27,7 @@
 
 #include <jansson.h>
 
+#include "cli.h"
 #include "turbolb/metrics.h"
 
 #ifndef TLB_VERSION
@@ -98,58 +98,6 @@ on_signal(int sig)
 {
 	(void)sig;
 	quit = 1;
-}
-
-static void
-usage(FILE *f)
-{
-	fprintf(f,
-		"usage: turbolbctl [OPTIONS] COMMAND [ARG]\n"
-		"\n"
-		"Shows and steers a running turbolbd through DPDK telemetry.\n"
-		"\n"
-		"Commands:\n"
-		"  stats                 counters, drops grouped by reason\n"
-		"  cores                 per host core: state, outstanding, "
-		"sent, completed\n"
-		"                        (every core: all the daemon's pages)\n"
-		"  config                the active policy and parameters\n"
-		"  policy                the active policy\n"
-		"  policy NAME[:PARAM]   switch to policy NAME (e.g. jbsq:4)\n"
-		"  reload                reload the configuration file\n"
-		"  raw CMD[,PARAMS]      send any telemetry command, e.g. "
-		"/ethdev/list\n"
-		"  metrics               stats and cores as Prometheus text "
-		"(the daemon's\n"
-		"                        metrics endpoint's), e.g. for "
-		"node_exporter's\n"
-		"                        textfile collector\n"
-		"\n"
-		"Options:\n"
-		"  -f, --file-prefix P   EAL file prefix of the daemon "
-		"(default " DEFAULT_PREFIX ")\n"
-		"  -i, --instance N      telemetry socket instance N "
-		"(dpdk_telemetry.v2:N)\n"
-		"  -s, --socket PATH     telemetry socket to use, instead of "
-		"looking for it\n"
-		"  -j, --json            print the daemon's JSON answer\n"
-		"  -w, --watch           refresh every second until Ctrl-C\n"
-		"  -n, --interval SECS   refresh period of --watch (default 1)\n"
-		"  -a, --all             stats: list drop reasons that are 0 "
-		"too\n"
-		"  -h, --help            show this help\n"
-		"  -V, --version         show the version\n"
-		"\n"
-		"The socket is <runtime dir>/dpdk/<prefix>/" TEL_SOCKET_NAME
-		", tried in\n"
-		"$RUNTIME_DIRECTORY, then DPDK's default (/var/run as root, "
-		"else\n"
-		"$XDG_RUNTIME_DIR or /tmp), then " SERVICE_RUNTIME_DIR
-		" (the systemd unit).\n"
-		"\n"
-		"Exit status: 0 ok, 1 turbolbd not reachable, 2 usage, "
-		"3 command not\n"
-		"supported or refused by turbolbd.\n");
 }
 
 /* ---- the telemetry connection ---------------------------------------- */
@@ -1339,167 +1287,193 @@ run_simple_action(const struct opts *o, const char *cmd, const char *req,
 	return rc;
 }
 
-static int
-usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const struct cli_spec spec;
 
+/* A usage error found by a command: reported, then exit status 2. */
+#define USAGE_ERROR(...) (cli_usage_error(&spec, __VA_ARGS__), EXIT_USAGE)
+
+/* A view: data is its struct view template. */
 static int
-usage_error(const char *fmt, ...)
+cmd_view(const struct cli_cmd *cmd, const char *arg, void *ctx)
 {
-	va_list ap;
+	struct view w = *(const struct view *)cmd->data;
 
-	fprintf(stderr, "turbolbctl: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry 'turbolbctl --help'.\n");
-	return EXIT_USAGE;
+	(void)arg;
+	return run_view(&w, ctx);
 }
 
-static bool
-parse_interval(const char *s, double *out)
+static int
+cmd_policy(const struct cli_cmd *cmd, const char *arg, void *ctx)
 {
-	char *end;
-	double v;
+	const struct opts *o = ctx;
+	char req[TEL_MAX_REQUEST + 2];
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= 0.1) ||
-	    v > 3600)
-		return false;
-	*out = v;
-	return true;
+	if (arg == NULL)
+		return cmd_view(cmd, arg, ctx);
+	if (o->watch)
+		return USAGE_ERROR("%s", "--watch only shows; it "
+				       "cannot switch a policy");
+	if (!valid_policy_arg(arg))
+		return USAGE_ERROR("bad policy '%s': want NAME or "
+				       "NAME:PARAM, e.g. jbsq:4", arg);
+	snprintf(req, sizeof(req), "/turbolb/policy,%s", arg);
+	return run_simple_action(o, "/turbolb/policy", req,
+				 "switching the policy");
 }
+
+static int
+cmd_reload(const struct cli_cmd *cmd, const char *arg, void *ctx)
+{
+	const struct opts *o = ctx;
+
+	(void)cmd;
+	(void)arg;
+	if (o->watch)
+		return USAGE_ERROR("%s", "reload takes no argument "
+				       "and no --watch");
+	return run_simple_action(o, "/turbolb/reload", "/turbolb/reload",
+				 "reloading its configuration");
+}
+
+static int
+cmd_raw(const struct cli_cmd *cmd, const char *arg, void *ctx)
+{
+	struct view w = { .kind = CMD_RAW, .req = arg };
+
+	(void)cmd;
+	if (arg[0] != '/' || strcspn(arg, ",") > TEL_MAX_CMD ||
+	    strlen(arg) > TEL_MAX_REQUEST)
+		return USAGE_ERROR("bad telemetry command '%s': "
+				       "/NAME[,PARAMS], name under 56 "
+				       "bytes, all under 1024", arg);
+	return run_view(&w, ctx);
+}
+
+static int
+cmd_metrics(const struct cli_cmd *cmd, const char *arg, void *ctx)
+{
+	const struct opts *o = ctx;
+
+	(void)cmd;
+	(void)arg;
+	if (o->watch || o->json)
+		return USAGE_ERROR("%s", "metrics prints "
+				       "Prometheus text once: no --watch, "
+				       "no --json");
+	return run_metrics(o);
+}
+
+static const struct view v_stats = { .kind = CMD_STATS,
+				     .req = "/turbolb/stats" };
+static const struct view v_cores = { .kind = CMD_CORES,
+				     .req = "/turbolb/cores" };
+static const struct view v_config = { .kind = CMD_CONFIG,
+				      .req = "/turbolb/config" };
+static const struct view v_policy = { .kind = CMD_POLICY,
+				      .req = "/turbolb/config" };
+
+static const struct cli_cmd cmds[] = {
+	{ .name = "stats", .run = cmd_view, .data = &v_stats,
+	  .help = "counters, drops grouped by reason" },
+	{ .name = "cores", .run = cmd_view, .data = &v_cores,
+	  .help = "per host core: state, outstanding, sent, completed\n"
+		  "(every core: all the daemon's pages)" },
+	{ .name = "config", .run = cmd_view, .data = &v_config,
+	  .help = "the active policy and parameters" },
+	{ .name = "policy", .takes = CLI_CMD_OPT_ARG, .arg = "NAME[:PARAM]",
+	  .run = cmd_policy, .data = &v_policy, .help = "the active policy",
+	  .arg_help = "switch to policy NAME (e.g. jbsq:4)" },
+	{ .name = "reload", .run = cmd_reload,
+	  .help = "reload the configuration file" },
+	{ .name = "raw", .takes = CLI_CMD_ARG, .arg = "CMD[,PARAMS]",
+	  .run = cmd_raw,
+	  .help = "send any telemetry command, e.g. /ethdev/list" },
+	{ .name = "metrics", .run = cmd_metrics,
+	  .help = "stats and cores as Prometheus text (the daemon's\n"
+		  "metrics endpoint's), e.g. for node_exporter's\n"
+		  "textfile collector" },
+	{ .name = NULL },
+};
+
+static struct opts O = { .prefix = DEFAULT_PREFIX };
+
+static int
+prefix_fn(const struct cli_opt *opt, const char *arg, char *err,
+	  size_t errlen)
+{
+	(void)opt;
+	if (arg[0] == '\0' || strchr(arg, '/') != NULL) {
+		snprintf(err, errlen, "want a file prefix, no '/'");
+		return -1;
+	}
+	O.prefix = arg;
+	return 0;
+}
+
+static const struct cli_opt opts[] = {
+	{ .name = "file-prefix", .letter = 'f', .kind = CLI_FN,
+	  .fn = prefix_fn, .arg = "P",
+	  .help = "EAL file prefix of the daemon (default " DEFAULT_PREFIX
+		  ")" },
+	{ .name = "instance", .letter = 'i', .kind = CLI_UINT,
+	  CLI_DEST(O.instance), .hi = 32767, .arg = "N",
+	  .help = "telemetry socket instance N (dpdk_telemetry.v2:N)" },
+	{ .name = "socket", .letter = 's', .kind = CLI_STRING,
+	  CLI_DEST(O.socket), .arg = "PATH",
+	  .help = "telemetry socket to use, instead of looking for it" },
+	{ .name = "json", .letter = 'j', .kind = CLI_FLAG, CLI_DEST(O.json),
+	  .help = "print the daemon's JSON answer" },
+	{ .name = "watch", .letter = 'w', .kind = CLI_FLAG, CLI_DEST(O.watch),
+	  .help = "refresh every second until Ctrl-C" },
+	{ .name = "interval", .letter = 'n', .kind = CLI_DURATION,
+	  CLI_DEST(O.interval), .unit_ns = 1e9, .dlo = 0.1, .dhi = 3600,
+	  .def = "1", .arg = "SECS",
+	  .help = "refresh period of --watch: 0.1 to 3600 seconds,\n"
+		  "or with a unit (250ms)" },
+	{ .name = "all", .letter = 'a', .kind = CLI_FLAG, CLI_DEST(O.all),
+	  .help = "stats: list drop reasons that are 0 too" },
+	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
+	  .help = "show this help" },
+	{ .name = "version", .letter = 'V', .kind = CLI_VERSION,
+	  .help = "show the version" },
+	{ .kind = CLI_END },
+};
+
+static const struct cli_spec spec = {
+	.prog = "turbolbctl",
+	.usage = "[OPTIONS] COMMAND [ARG]",
+	.about = "Shows and steers a running turbolbd through DPDK telemetry.",
+	.cmds = cmds,
+	.opts = opts,
+	.epilog = "The socket is <runtime dir>/dpdk/<prefix>/" TEL_SOCKET_NAME
+		  ", tried in\n"
+		  "$RUNTIME_DIRECTORY, then DPDK's default (/var/run as root, "
+		  "else\n"
+		  "$XDG_RUNTIME_DIR or /tmp), then " SERVICE_RUNTIME_DIR
+		  " (the systemd unit).\n"
+		  "\n"
+		  "Exit status: 0 ok, 1 turbolbd not reachable, 2 usage, "
+		  "3 command not\n"
+		  "supported or refused by turbolbd.",
+	.version = TLB_VERSION,
+};
 
 int
 main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "file-prefix", required_argument, NULL, 'f' },
-		{ "instance", required_argument, NULL, 'i' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "watch", no_argument, NULL, 'w' },
-		{ "interval", required_argument, NULL, 'n' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct opts o = { .prefix = DEFAULT_PREFIX, .interval = 1.0 };
-	struct view w = { .kind = CMD_STATS };
-	char req[TEL_MAX_REQUEST + 2];
-	const char *cmd, *arg;
-	unsigned long inst;
-	char *end;
-	int opt;
+	const struct cli_cmd *cmd;
+	int first;
 
-	while ((opt = getopt_long(argc, argv, "f:i:s:jwn:ahV", longopts,
-				  NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (optarg[0] == '\0' || strchr(optarg, '/') != NULL)
-				return usage_error("bad file prefix '%s'",
-						   optarg);
-			o.prefix = optarg;
-			break;
-		case 'i':
-			errno = 0;
-			inst = strtoul(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    optarg[0] == '-' || inst > 32767)
-				return usage_error("bad instance '%s'",
-						   optarg);
-			o.instance = (unsigned int)inst;
-			break;
-		case 's':
-			o.socket = optarg;
-			break;
-		case 'j':
-			o.json = true;
-			break;
-		case 'w':
-			o.watch = true;
-			break;
-		case 'n':
-			if (!parse_interval(optarg, &o.interval))
-				return usage_error("bad interval '%s' (0.1 "
-						   "to 3600 seconds)", optarg);
-			break;
-		case 'a':
-			o.all = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		case 'V':
-			printf("turbolbctl %s\n", TLB_VERSION);
-			return EXIT_OK;
-		default:
-			fprintf(stderr, "Try 'turbolbctl --help'.\n");
-			return EXIT_USAGE;
-		}
+	switch (cli_parse(&spec, argc, argv, &first)) {
+	case CLI_DONE:
+		return EXIT_OK;
+	case CLI_ERROR:
+		return EXIT_USAGE;
+	default:
+		break;
 	}
-	if (optind >= argc)
-		return usage_error("%s", "no command given");
-	cmd = argv[optind];
-	arg = optind + 1 < argc ? argv[optind + 1] : NULL;
-	if (optind + 2 < argc)
-		return usage_error("too many arguments after '%s'", cmd);
-
-	if (strcmp(cmd, "policy") == 0 && arg != NULL) {
-		if (o.watch)
-			return usage_error("%s", "--watch only shows; it "
-					   "cannot switch a policy");
-		if (!valid_policy_arg(arg))
-			return usage_error("bad policy '%s': want NAME or "
-					   "NAME:PARAM, e.g. jbsq:4", arg);
-		snprintf(req, sizeof(req), "/turbolb/policy,%s", arg);
-		return run_simple_action(&o, "/turbolb/policy", req,
-					 "switching the policy");
-	}
-	if (strcmp(cmd, "reload") == 0) {
-		if (arg != NULL || o.watch)
-			return usage_error("%s", "reload takes no argument "
-					   "and no --watch");
-		return run_simple_action(&o, "/turbolb/reload",
-					 "/turbolb/reload",
-					 "reloading its configuration");
-	}
-	if (strcmp(cmd, "raw") == 0) {
-		if (arg == NULL)
-			return usage_error("%s", "raw needs a command, e.g. "
-					   "/ethdev/list");
-		if (arg[0] != '/' || strcspn(arg, ",") > TEL_MAX_CMD ||
-		    strlen(arg) > TEL_MAX_REQUEST)
-			return usage_error("bad telemetry command '%s': "
-					   "/NAME[,PARAMS], name under 56 "
-					   "bytes, all under 1024", arg);
-		w.kind = CMD_RAW;
-		w.req = arg;
-		return run_view(&w, &o);
-	}
-	if (arg != NULL)
-		return usage_error("'%s' takes no argument", cmd);
-	if (strcmp(cmd, "metrics") == 0) {
-		if (o.watch || o.json)
-			return usage_error("%s", "metrics prints Prometheus "
-					   "text once: no --watch, no --json");
-		return run_metrics(&o);
-	}
-	if (strcmp(cmd, "stats") == 0) {
-		w.kind = CMD_STATS;
-		w.req = "/turbolb/stats";
-	} else if (strcmp(cmd, "cores") == 0) {
-		w.kind = CMD_CORES;
-		w.req = "/turbolb/cores";
-	} else if (strcmp(cmd, "config") == 0) {
-		w.kind = CMD_CONFIG;
-		w.req = "/turbolb/config";
-	} else if (strcmp(cmd, "policy") == 0) {
-		w.kind = CMD_POLICY;
-		w.req = "/turbolb/config";
-	} else {
-		return usage_error("unknown command '%s'", cmd);
-	}
-	return run_view(&w, &o);
+	cmd = cli_cmd_pick(&spec, argc - first, argv + first);
+	if (cmd == NULL)
+		return EXIT_USAGE;
+	return cmd->run(cmd, first + 1 < argc ? argv[first + 1] : NULL, &O);
 }
