@@ -113,6 +113,11 @@ tel_close(struct tel *t)
 }
 
 /* Returns 0, or -errno; -EPROTO for a hello that is not telemetry v2. */
+/* Connections refused at the client limit are tried again this many
+ * times, this far apart. */
+#define TEL_BUSY_TRIES 50
+#define TEL_BUSY_WAIT_US 20000
+
 static int
 tel_connect(struct tel *t, const char *path)
 {
@@ -254,7 +259,15 @@ tel_open(struct tel *t, const struct opts *o, bool quiet)
 	unsigned int n = socket_candidates(o, c);
 
 	for (unsigned int i = 0; i < n; i++) {
-		c[i].err = -tel_connect(t, c[i].path);
+		/* ECONNRESET: the daemon is at its telemetry client limit
+		 * while earlier clients' handler threads wind down; one of
+		 * them soon frees a slot. */
+		for (unsigned int try = 0; try < TEL_BUSY_TRIES; try++) {
+			c[i].err = -tel_connect(t, c[i].path);
+			if (c[i].err != ECONNRESET)
+				break;
+			usleep(TEL_BUSY_WAIT_US);
+		}
 		if (c[i].err == 0)
 			return 0;
 	}
