@@ -33,17 +33,17 @@ progress_step() {
 }
 
 progress_end() {
-	[ -n "$PROGRESS_PID" ] || return 0
+	local pid=$PROGRESS_PID i
+	[ -n "$pid" ] || return 0
+	PROGRESS_PID=
 	exec 1>&"$PROGRESS_OUT" 2>&"$PROGRESS_ERR"
 	exec {PROGRESS_OUT}>&- {PROGRESS_ERR}>&-
 	# The relay ends when every writer has closed the pipe; a background
 	# process that kept it open must not hold the script.
-	local i
 	for ((i = 0; i < 50; i++)); do
-		kill -0 "$PROGRESS_PID" 2>/dev/null || break
+		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	kill -TERM "$PROGRESS_PID" 2>/dev/null
-	wait "$PROGRESS_PID" 2>/dev/null || true
-	PROGRESS_PID=
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
 }
