@@ -102,11 +102,15 @@ class Progress:
         self.label = label
         self.draw()
 
-    def done(self, units, label=None):
-        """units more of the work are done (within or across steps)."""
+    def done(self, units, label=None, step=None):
+        """units more of the work are done (within or across steps); step,
+        when given, is the step now running (steps that run side by side
+        count as one running after the last one done)."""
         self.units_done += units
         if label is not None:
             self.label = label
+        if step is not None:
+            self.step = min(max(step, 1), self.steps)
         self.draw()
 
     def text(self, width=None):
