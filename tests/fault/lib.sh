@@ -215,7 +215,7 @@ fault_snapshot() {
 # fault_account LABEL LG_JSON...: the accounting invariant over the snapshot
 # LABEL (taken now if there is none) and the server stats files in
 # FAULT_SRV_STATS (space separated; the servers must have exited). See
-# cmd_account in fault.py.
+# account() in fault.py.
 fault_account() {
 	local label=$1 f args=()
 	shift
