@@ -9,6 +9,7 @@
 #
 #   scripts/bench-dispatch.sh              the full run (a few minutes)
 #   scripts/bench-dispatch.sh --smoke      seconds: checks that it all works
+#   scripts/bench-dispatch.sh --quiet      no progress line (see below)
 #
 # Options: --reps N (5), --packets N (2000000), --out DIR (results),
 # --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
@@ -37,6 +38,10 @@
 # (main lcore, dispatchers) and TESTPMD_LCORES=0,7 (main, forwarding) pin
 # both to chosen CPUs (default: 0 and 1). No speed is asserted anywhere:
 # numbers are reported, never judged.
+# On a terminal one updating line under the output shows which step of
+# how many is running, the time elapsed and an estimate of what is left;
+# --quiet, or output that is not a terminal, leaves it out. The arithmetic
+# and the tables are scripts/benchdispatch.py's.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top/build}
@@ -45,6 +50,7 @@ reps=5
 packets=2000000
 pair_packets=20000000
 smoke=0
+quiet=0
 do_testpmd=1
 do_callgrind=1
 do_sweep=1
@@ -65,6 +71,7 @@ tp_fwd=${tp_lcores##*,}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--smoke) smoke=1 ;;
+	--quiet) quiet=1 ;;
 	--reps) reps=$2; shift ;;
 	--packets) packets=$2; shift ;;
 	--pair-packets) pair_packets=$2; shift ;;
@@ -82,7 +89,7 @@ while [ $# -gt 0 ]; do
 	--testpmd-seconds) tp_secs=$2; shift ;;
 	--no-latency) do_latency=0 ;;
 	--latency-packets) lat_packets=$2; shift ;;
-	-h|--help) sed -n 3,40p "$0"; exit 0 ;;
+	-h|--help) sed -n 3,44p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -100,9 +107,14 @@ if [ ! -x "$bench" ]; then
 fi
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bench-dispatch.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=scripts/lib/progress.sh
+. "$top/scripts/lib/progress.sh"
+trap 'progress_end; rm -rf "$work"' EXIT
 
-step() { printf '\n==> %s\n' "$*"; }
+step() {
+	printf '\n==> %s\n' "$*"
+	progress_step "$*"
+}
 
 if [ $smoke = 1 ]; then
 	reps=1
@@ -120,6 +132,25 @@ if [ $process_only = 1 ]; then
 	do_sweep=0
 	do_pairs=0
 	do_latency=0
+fi
+
+# The steps below, counted for the progress line: each one that runs
+# calls step once.
+have() { command -v "$1" >/dev/null; }
+steps=1
+[ $process_only = 1 ] || steps=$((steps + 1))
+[ $do_sweep = 0 ] || steps=$((steps + 1))
+[ $do_latency = 0 ] || steps=$((steps + 2))
+[ $do_testpmd = 0 ] || ! have dpdk-testpmd || steps=$((steps + 1))
+[ $do_pairs = 0 ] || [ $do_testpmd = 0 ] || ! have dpdk-testpmd ||
+	steps=$((steps + 1))
+[ $do_process = 0 ] || [ ! -x "$build/src/daemon/turbolbd" ] ||
+	steps=$((steps + 1))
+[ $do_callgrind = 0 ] || ! have valgrind || steps=$((steps + 1))
+progress_start "$steps" "$quiet"
+
+if [ $process_only = 1 ]; then
+	true # the process runs only
 elif [ $smoke = 1 ]; then
 	step "turbolb-bench --smoke"
 	"$bench" --smoke "${cpus_arg[@]}" --json "$work/main.json"
@@ -206,26 +237,8 @@ tp_run() { # mode vdev-kind rep -> one JSON object on stdout
 	exec 3>&-
 	wait "$pid" || true
 	hz=$(getconf CLK_TCK)
-	python3 - "$log" "$mode" "$kind" "$rep" "$cpu_ticks" "$hz" <<'PY'
-import json, re, sys
-log, mode, kind, rep, ticks, hz = sys.argv[1:]
-text = open(log, errors="replace").read()
-# "show port stats all" prints one NIC block per port with Rx-pps since
-# the previous show: the last show covers the measured seconds (wall).
-# "stop" prints the packets forwarded since "start" (per CPU time).
-blocks = re.findall(r"NIC statistics for port \d+.*?Rx-pps:\s+(\d+)", text, re.S)
-acc = re.search(r"Accumulated forward statistics for all ports.*?RX-packets:\s+(\d+)",
-                text, re.S)
-res = {"kind": "testpmd", "mode": mode, "ports": kind, "rep": int(rep)}
-cpu_s = int(ticks) / int(hz)
-if len(blocks) >= 4 and acc and cpu_s >= 0.2:
-    res["mpps"] = sum(int(x) for x in blocks[-2:]) / 1e6
-    res["cpu_mpps"] = int(acc.group(1)) / cpu_s / 1e6
-    res["cpu_s"] = cpu_s
-else:
-    res["error"] = "no usable statistics (cpu %.2f s)" % cpu_s
-print(json.dumps(res))
-PY
+	python3 "$top/scripts/benchdispatch.py" testpmd "$log" "$mode" "$kind" "$rep" \
+		"$cpu_ticks" "$hz"
 }
 
 : >"$work/testpmd.jsonl"
@@ -262,17 +275,8 @@ if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/nul
 			--no-baselines "${cpus_arg[@]}" \
 			--json "$work/pair-$r.json" >/dev/null
 		tp_run macswap ring "$r" >"$work/pair-tp-$r.json"
-		python3 - "$work/pair-$r.json" "$work/pair-tp-$r.json" "$r" \
-			>>"$work/pairs.jsonl" <<'PY'
-import json, sys
-tb, tp, rep = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
-for x in tb["results"]:
-    # packets handled: a request, and in reqresp mode its response too
-    per = 2 if x["mode"] == "reqresp" else 1
-    print(json.dumps({"rep": rep, "policy": x["policy"], "mode": x["mode"],
-                      "cpu_mpps": x["median_cpu_mpps"] * per,
-                      "testpmd_cpu_mpps": tp.get("cpu_mpps")}))
-PY
+		python3 "$top/scripts/benchdispatch.py" pair "$work/pair-$r.json" \
+			"$work/pair-tp-$r.json" "$r" >>"$work/pairs.jsonl"
 		tail -7 "$work/pairs.jsonl"
 		[ $smoke = 1 ] && break
 	done
@@ -298,7 +302,7 @@ if [ $do_process = 1 ] && [ -x "$tlbd" ]; then
 		wait "$dpid" 2>/dev/null || true
 		dpid=
 	}
-	trap 'stop_daemon; rm -rf "$work"' EXIT
+	trap 'stop_daemon; progress_end; rm -rf "$work"' EXIT
 	for nt in ${proc_targets//,/ }; do
 		if command -v dpdk-testpmd >/dev/null; then
 			tp_run macswap pcap "$nt" | tee -a "$work/process.jsonl"
@@ -370,198 +374,5 @@ elif [ $do_callgrind = 1 ]; then
 fi
 
 step "results"
-python3 - "$work" "$out" "$top" <<'PY'
-import glob, json, os, re, statistics, subprocess, sys, time
-work, out, top = sys.argv[1:]
-
-def load(name):
-    p = os.path.join(work, name)
-    return json.load(open(p)) if os.path.exists(p) else None
-
-main, sweep = load("main.json"), load("sweep.json")
-process = load("process.json")
-tp = [json.loads(l) for l in open(os.path.join(work, "testpmd.jsonl")) if l.strip()]
-
-# callgrind: one dump per measured window, named by the window's label
-cg = {}
-for name in ("main", "sweep", "ring", "ringref"):
-    meta = load("cg-%s.json" % name)
-    if not meta:
-        continue
-    pk = {r["label"]: r["packets"] for r in meta["results"]}
-    for f in glob.glob(os.path.join(out, "callgrind", "cg.%s.*" % name)):
-        t = open(f).read()
-        m = re.search(r"Client Request: (\S+)", t)
-        s = re.search(r"^summary: (\d+)", t, re.M)
-        if m and s and m.group(1) in pk and pk[m.group(1)]:
-            cg[m.group(1)] = int(s.group(1)) / pk[m.group(1)]
-
-def tp_median(mode, ports, key):
-    v = [r[key] for r in tp if r["mode"] == mode and r["ports"] == ports
-         and r.get(key)]
-    return statistics.median(v) if v else None
-
-rows = []
-for run, src in (("main", main), ("sweep", sweep)):
-    for r in (src or {}).get("results", []):
-        r = dict(r, run=run)
-        r["ir_per_pkt"] = cg.get(r["label"])
-        rows.append(r)
-for label, ir in cg.items():  # windows only measured under callgrind
-    if not any(r["label"] == label for r in rows):
-        c, mode, what = label.split("/")
-        m = re.match(r"c(\d+)d(\d+)(copy)?(ring)?", c)
-        rows.append({"label": label, "run": "callgrind",
-                     "kind": what if what in ("io", "macswap") else "turbolbd",
-                     "policy": None if what in ("io", "macswap") else what, "mode": mode,
-                     "cores": int(m.group(1)), "dispatchers": int(m.group(2)),
-                     "topology": "copy" if m.group(3) else "direct",
-                     "median_mpps": None, "median_cpu_mpps": None, "ir_per_pkt": ir})
-
-tp_ms = {k: tp_median("macswap", "ring", k) for k in ("mpps", "cpu_mpps")}
-
-# The pairs: each rep's ratio on its own, then the median of those.
-pairs = [json.loads(l) for l in open(os.path.join(work, "pairs.jsonl")) if l.strip()]
-pair_sum = {}
-for key in sorted({(x["policy"], x.get("mode", "request")) for x in pairs}):
-    rs = [x["cpu_mpps"] / x["testpmd_cpu_mpps"] for x in pairs
-          if (x["policy"], x.get("mode", "request")) == key and x["cpu_mpps"]
-          and x["testpmd_cpu_mpps"]]
-    if rs:
-        pair_sum["%s/%s" % key] = {"median_ratio": round(statistics.median(rs), 3),
-                                   "min_ratio": round(min(rs), 3),
-                                   "max_ratio": round(max(rs), 3), "pairs": len(rs)}
-latency = []
-for hold in ("default", "0"):
-    for x in (load("latency-%s.json" % hold) or {}).get("latency", []):
-        latency.append(x)
-if latency:
-    json.dump({"latency": latency}, open(os.path.join(out, "bench-latency.json"), "w"),
-              indent=1)
-def ratio(a, b):
-    return round(a / b, 3) if a and b else None
-for r in rows:
-    if r["kind"] == "turbolbd":
-        r["ratio_testpmd_macswap_cpu"] = ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"])
-        r["ratio_testpmd_macswap_wall"] = ratio(r.get("median_mpps"), tp_ms["mpps"])
-
-def sh(cmd):
-    try:
-        return subprocess.run(cmd, shell=True, capture_output=True, text=True,
-                              timeout=10).stdout.strip()
-    except Exception:
-        return ""
-machine = {
-    "cpus": os.cpu_count(),
-    "cpu_model": sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2").strip(),
-    "loadavg": open("/proc/loadavg").read().split()[:3],
-    "kernel": sh("uname -r"),
-    "dpdk": sh("pkg-config --modversion libdpdk"),
-    "commit": sh("git -C '%s' rev-parse --short HEAD 2>/dev/null" % top),
-    "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-}
-doc = {"machine": machine, "bench": {k: v for k, v in (main or {}).items() if k != "results"},
-       "results": rows, "testpmd": tp, "pairs": pairs, "pairs_summary": pair_sum,
-       "process": process, "latency": latency,
-       "testpmd_median": {"%s/%s" % (m, p): {k: tp_median(m, p, k) for k in ("mpps", "cpu_mpps")}
-                          for m in ("macswap", "io") for p in ("ring", "null")},
-       "note": "Mpps: wall clock; cpu_mpps: per second of the forwarding thread's CPU time "
-               "(this machine is shared). ir_per_pkt: callgrind instructions in tlb_dp_poll "
-               "(or bench_fwd_poll) per uplink packet, the stable number."}
-json.dump(doc, open(os.path.join(out, "bench-dispatch.json"), "w"), indent=1)
-cols = ["label", "run", "kind", "policy", "mode", "cores", "dispatchers", "topology",
-        "median_mpps", "median_cpu_mpps", "ir_per_pkt", "ratio_testpmd_macswap_cpu"]
-with open(os.path.join(out, "bench-dispatch.csv"), "w") as f:
-    f.write(",".join(cols) + "\n")
-    for r in rows:
-        f.write(",".join("" if r.get(c) is None else str(r.get(c)) for c in cols) + "\n")
-    for r in tp:
-        f.write("testpmd/%s/%s/%d,testpmd,testpmd,,%s,,,%s,%s,%s,,\n" % (
-            r["ports"], r["mode"], r["rep"], r["mode"], r["ports"],
-            r.get("mpps", ""), r.get("cpu_mpps", "")))
-    for r in (process or {}).get("rows", []):
-        f.write("process/t%d/%s,process,turbolbd,%s,request,%d,1,pcap-null,%s,%s,,%s\n" % (
-            r["targets"], r["policy"], r["policy"], r["targets"],
-            "" if r.get("mpps") is None else r["mpps"],
-            "" if r.get("cpu_mpps") is None else r["cpu_mpps"],
-            "" if r.get("ratio_cpu") is None else r["ratio_cpu"]))
-
-def f(v, fmt="%8.2f"):
-    return fmt % v if v is not None else "%8s" % "-"
-print("machine: %d CPUs (%s), load average %s, DPDK %s; Mpps are noisy here, "
-      "instructions/packet are not" % (machine["cpus"], machine["cpu_model"],
-                                       " ".join(machine["loadavg"]), machine["dpdk"]))
-print("\nMpps: wall clock; Mpps/CPU: per second of the forwarding thread's CPU time;")
-print("x tp-ms / x b-ms: Mpps/CPU over dpdk-testpmd macswap (net_ring) / the bench's macswap")
-print("%-34s %8s %8s %8s %8s %8s" % ("16 host cores, 1 dispatcher", "Mpps", "Mpps/CPU", "Ir/pkt",
-                                     "x tp-ms", "x b-ms"))
-for m in ("macswap", "io"):
-    for p in ("ring", "null"):
-        print("%-34s %s %s %8s %8s %8s" % ("dpdk-testpmd %s (net_%s)" % (m, p),
-              f(tp_median(m, p, "mpps")), f(tp_median(m, p, "cpu_mpps")), "-", "-", "-"))
-# The main run's own rows (the sweep repeats some labels).
-main_rows = [dict(x, ir_per_pkt=cg.get(x["label"])) for x in (main or {}).get("results", [])]
-bench_ms = next((x["median_cpu_mpps"] for x in main_rows
-                 if x["label"] == "c16d1/request/macswap"), None)
-for r in main_rows:
-    if r["kind"] != "turbolbd":
-        name = "bench %s (same rings)" % r["kind"]
-    else:
-        name = "turbolbd %s %s%s" % (r["policy"], r["mode"],
-                                     " (copy)" if r["topology"] == "copy" else "")
-    tb = r["kind"] == "turbolbd"
-    print("%-34s %s %s %s %s %s" % (name, f(r.get("median_mpps")), f(r.get("median_cpu_mpps")),
-          f(r.get("ir_per_pkt"), "%8.0f"),
-          f(ratio(r.get("median_cpu_mpps"), tp_ms["cpu_mpps"]) if tb else None, "%8.3f"),
-          f(ratio(r.get("median_cpu_mpps"), bench_ms) if tb else None, "%8.3f")))
-if pair_sum:
-    print("\npairs (one turbolbd rep, then one testpmd macswap rep on net_ring; packets per "
-          "CPU-second,\nrequest+response counting requests and responses):")
-    print("%-20s %8s %8s %8s %6s   %s" % ("policy", "median", "min", "max", "pairs",
-                                        "ratio to testpmd macswap of its own pair"))
-    for mode in ("reqresp", "request"):
-        for pol in ("rr", "jsq", "jlq", "jbsq"):
-            v = pair_sum.get("%s/%s" % (pol, mode))
-            if v:
-                print("%-20s %8.3f %8.3f %8.3f %6d" % ("%s %s" % (pol, mode), v["median_ratio"],
-                      v["min_ratio"], v["max_ratio"], v["pairs"]))
-if latency:
-    print("\nresidence in the daemon (ns), 1 dispatcher, open loop at a fraction of its "
-          "saturation:")
-    print("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s" % ("policy", "mode", "hold", "load",
-          "p50", "p99", "p99.9", "max", "polls", "preempt"))
-    for x in latency:
-        print("%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%%" % (
-            x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
-            x["residence_p50_ns"], x["residence_p99_ns"], x["residence_p999_ns"],
-            x["residence_max_ns"], x["polls_waited_max"],
-            100.0 * x["preempted"] / x["samples"] if x["samples"] else 0))
-if cg:
-    print("\ninstructions per packet (callgrind), request mode, by host cores:")
-    print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
-    for p in ("rr", "jsq", "jlq"):
-        line = "%-12s" % p
-        for d in (1, 2):
-            for c in (2, 8, 16, 64):
-                line += f(cg.get("c%dd%d/request/%s" % (c, d, p)), "%9.0f")
-        print(line)
-if sweep:
-    print("\nMpps per CPU-second, request mode (D=2: aggregate of both dispatchers):")
-    print("%-12s" % "policy" + "".join("%9s" % ("D=%d/%d" % (d, c)) for d in (1, 2) for c in (2, 8, 16, 64)))
-    sw = {r["label"]: r for r in sweep["results"]}
-    for p in ("rr", "jsq", "jlq"):
-        line = "%-12s" % p
-        for d in (1, 2):
-            for c in (2, 8, 16, 64):
-                r = sw.get("c%dd%d/request/%s" % (c, d, p))
-                line += f(r["median_cpu_mpps"] if r else None, "%9.2f")
-        print(line)
-rings = sorted(l for l in cg if re.match(r"c\d+d\d+(copy)?ring/", l))
-if rings:
-    print("\ncredit ring (host.credits: ring) against in-band credits, instructions per packet:")
-    for l in rings:
-        ref = l.replace("ring/", "/", 1)
-        print("%-28s %8.0f   in-band %s" % (l, cg[l], f(cg.get(ref), "%.0f").strip()))
-print("\nwritten: %s/bench-dispatch.json, %s/bench-dispatch.csv%s" % (
-    out, out, ", %s/bench-latency.json" % out if latency else ""))
-PY
+python3 "$top/scripts/benchdispatch.py" results "$work" "$out" "$top"
+progress_end

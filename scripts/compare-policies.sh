@@ -11,9 +11,14 @@
 #   scripts/compare-policies.sh [--policies "rss jsq jlq jbsq:2"]
 #       [--rates LIST | --sweep LO:HI:STEP] [--dist SPEC] [--duration S]
 #       [--warmup S] [--out DIR] [--slo-multiple X] [--slo-iterations N]
-#       [--cores N] [--timeout-ms T] [-- more turbolb-loadgen options]
+#       [--cores N] [--timeout-ms T] [--quiet]
+#       [-- more turbolb-loadgen options]
 #   scripts/compare-policies.sh --summarize --out DIR [--policies ..]
 #       (only rewrite summary.csv/summary.txt from the files in DIR)
+#
+# On a terminal one updating line shows which load generator run of how
+# many is going, the time elapsed and an estimate of what is left;
+# --quiet (or output that is not a terminal) leaves it out.
 #
 # BUILD names the build folder (default build). Plot the result with
 # scripts/plot.sh DIR. See docs/loadgen.md.
@@ -41,6 +46,7 @@ slo_iter=
 cores=4
 timeout_ms=1000
 summarize=
+quiet=0
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +62,7 @@ while [ $# -gt 0 ]; do
 	--cores) cores=$2; shift 2 ;;
 	--timeout-ms) timeout_ms=$2; shift 2 ;;
 	--summarize) summarize=1; shift ;;
+	--quiet) quiet=1; shift ;;
 	-h | --help) usage 0 ;;
 	--) shift; extra=("$@"); break ;;
 	*) echo "compare-policies: unknown argument '$1'" >&2; usage ;;
@@ -145,8 +152,12 @@ run_all() {
 	# topo_init's trap runs topo_stop; under set -e its first failing
 	# command (a kill of a process already gone) would end the trap and
 	# leave the other processes running, so the trap runs without -e.
-	trap 'set +e; topo_stop' EXIT
+	trap 'set +e; topo_stop; progress_end' EXIT
 	topo_config cores="$cores" policy=jsq credits=ring
+	local n=0
+	for p in $policies; do n=$((n + 1)); done
+	[ -z "$slo" ] || n=$((n * 2))
+	progress_start "$n" "$quiet"
 	echo "compare-policies: turbolbd + turbolb-server ($cores host cores) on memif; run folder $TOPO_RUN" >&2
 	topo_start_daemon
 	topo_start_server
@@ -154,9 +165,11 @@ run_all() {
 		t=$(tag_of "$p")
 		set_policy "$p"
 		echo "compare-policies: $p: sweep" >&2
+		progress_step "$p: sweep"
 		run_lg "sweep-$t" "$p" "${rate_args[@]}" "${common[@]}"
 		if [ -n "$slo" ]; then
 			echo "compare-policies: $p: SLO search, p99 <= ${slo}x mean, $lo..$hi rps" >&2
+			progress_step "$p: SLO search"
 			run_lg "slo-$t" "$p" --slo-multiple "$slo" --rate-min "$lo" \
 				--rate-max "$hi" ${slo_iter:+--slo-iterations "$slo_iter"} \
 				--slo-csv "$out/slo-$t-summary.csv" "${common[@]}"
@@ -164,100 +177,14 @@ run_all() {
 	done
 	# Under set -e: topo_stop's kill of an already gone process is no error.
 	topo_stop || true
+	progress_end
 	echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)" >> "$out/command.txt"
 }
 
 : "${BUILD:=build}"
 . "$top/scripts/lib/topology.sh"
+. "$top/scripts/lib/progress.sh"
 [ -n "$summarize" ] || run_all
 
-python3 - "$out" "$policies" <<'PY'
-import csv, os, sys
-out, policies = sys.argv[1], sys.argv[2].split()
-tag = lambda p: "".join(c if c.isalnum() or c in "_.-" else "-" for c in p)
-rows, rates, slo = {}, [], {}
-for p in policies:
-    with open(os.path.join(out, "sweep-%s.csv" % tag(p))) as f:
-        rows[p] = list(csv.DictReader(f))
-    for r in rows[p]:
-        if float(r["offered_rps"]) not in rates:
-            rates.append(float(r["offered_rps"]))
-    path = os.path.join(out, "slo-%s-summary.csv" % tag(p))
-    if os.path.exists(path):
-        with open(path) as f:
-            slo[p] = next(csv.DictReader(f), None)
-rates.sort()
-
-def at(p, rate):
-    for r in rows[p]:
-        if float(r["offered_rps"]) == rate:
-            return r
-    return None
-
-def num(rate):
-    return "%g" % rate
-
-# The sweep's own best point under the SLO, by the search's rule (no loss,
-# no errors, p99 within the SLO): a second opinion on a noisy machine.
-def sweep_best(p, slo_ns):
-    ok = [float(r["achieved_rps"]) for r in rows[p]
-          if int(r["lost"]) + int(r["errors"]) == 0 and int(r["received"]) > 0
-          and int(r["p99_ns"]) <= slo_ns and float(r["achieved_rps"]) > 0]
-    return max(ok) if ok else 0.0
-
-# Wide CSV: one row per policy.
-with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
-    w = csv.writer(f)
-    w.writerow(["policy", "slo_multiple", "slo_ns", "max_rps", "slo_found",
-                "slo_at_max", "sweep_max_rps"] +
-               ["p99_ns_at_%s" % num(x) for x in rates] +
-               ["lost_at_%s" % num(x) for x in rates])
-    for p in policies:
-        s = slo.get(p)
-        line = [p] + ([s["slo_multiple"], s["slo_ns"], s["max_rps"],
-                       s["found"], s["at_max"],
-                       "%.3f" % sweep_best(p, float(s["slo_ns"]))]
-                      if s else [""] * 6)
-        line += [at(p, x)["p99_ns"] if at(p, x) else "" for x in rates]
-        line += [at(p, x)["lost"] if at(p, x) else "" for x in rates]
-        w.writerow(line)
-
-# Text: p99 in us per offered rate; "!" lost some, "~" generator behind.
-lines = []
-head = "%-10s" % "policy"
-if slo:
-    s0 = next(iter(slo.values()))
-    head += " %22s %11s" % ("max rps @ p99<=%.0fus" % (float(s0["slo_ns"]) / 1e3),
-                            "(sweep)")
-head += "".join(" %10s" % ("@" + num(x)) for x in rates)
-lines.append("p99 latency (us) by offered rate (rps)")
-lines.append(head)
-for p in policies:
-    l = "%-10s" % p
-    if slo:
-        s = slo.get(p)
-        v = "-" if not s else ("none" if s["found"] == "0" else
-                               "%.0f%s" % (float(s["max_rps"]),
-                                           "+" if s["at_max"] == "1" else ""))
-        b = sweep_best(p, float(s["slo_ns"])) if s else 0.0
-        l += " %22s %11s" % (v, ("%.0f" % b) if b else "none")
-    for x in rates:
-        r = at(p, x)
-        if r is None:
-            l += " %10s" % "-"
-            continue
-        mark = ("!" if int(r["lost"]) else "") + ("~" if r["behind"] == "1" else "")
-        # No response at all: there is no latency to show.
-        v = "none" if int(r["received"]) == 0 else "%.0f" % (float(r["p99_ns"]) / 1e3)
-        l += " %10s" % (v + mark)
-    lines.append(l)
-lines.append("! some requests lost   ~ load generator behind schedule"
-             + ("   + SLO met at the highest rate tried" if slo else ""))
-if slo:
-    lines.append("(sweep): the best sweep point that met the SLO, for "
-                 "comparison with the search")
-with open(os.path.join(out, "summary.txt"), "w") as f:
-    f.write("\n".join(lines) + "\n")
-print("\n".join(lines))
-PY
+python3 "$top/scripts/compare_summary.py" "$out" "$policies"
 echo "results: $out (plot: scripts/plot.sh $out)"

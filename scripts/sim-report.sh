@@ -5,10 +5,16 @@
 # the tables and the charts are scripts/simreport.py's; this builds the
 # simulator and passes it the knobs.
 #
-#   scripts/sim-report.sh [BUILD_DIR]      build BUILD_DIR (default build/)
+#   scripts/sim-report.sh [--quiet] [BUILD_DIR]
+#                                          build BUILD_DIR (default build/)
 #                                          and use its turbolb-sim
 #   TURBOLB_SIM=/path/turbolb-sim scripts/sim-report.sh
 #                                          use that binary, build nothing
+#
+# On a terminal one updating line shows how many simulator runs of how
+# many are done, the time elapsed and an estimate of what is left;
+# --quiet, or a stderr that is not a terminal, leaves it out (a line
+# every 50 runs instead).
 #
 # Knobs (environment): SIM_REQUESTS per run at 16 cores (default 150000;
 # runs with more cores get proportionally more), SIM_JOBS parallel runs
@@ -41,7 +47,17 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-build=${1:-build}
+quiet=()
+build=build
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quiet) quiet=(--quiet) ;;
+	-h | --help) sed -n 3,45p "$0"; exit 0 ;;
+	-*) echo "sim-report: unknown option $1" >&2; exit 2 ;;
+	*) build=$1 ;;
+	esac
+	shift
+done
 requests=${SIM_REQUESTS:-150000}
 jobs=${SIM_JOBS:-$(nproc)}
 out_md=${SIM_OUT:-docs/results-simulation.md}
@@ -87,4 +103,4 @@ python3 "$top/scripts/simreport.py" --sim "$sim" --test-bin "$test_bin" \
 	--dispatch-ns "$DAEMON_DISPATCH_NS" \
 	--dispatch-64-ns "$DAEMON_DISPATCH_64_NS" \
 	--residence-ns "$DAEMON_RESIDENCE_NS" \
-	--ring-feedback-ns "$DAEMON_RING_FEEDBACK_NS"
+	--ring-feedback-ns "$DAEMON_RING_FEEDBACK_NS" ${quiet[@]+"${quiet[@]}"}

@@ -22,6 +22,8 @@ import subprocess
 import sys
 import time
 
+import progress
+
 SLOS = (10.0, 30.0)
 
 # The headline grid: bimodal mixes of a 1 us short request and a long one
@@ -308,9 +310,12 @@ def layout_text(lay):
 # Running
 
 
-def run_jobs(sim, plan, results, parallel, nice=10, log=sys.stderr):
+def run_jobs(sim, plan, results, parallel, nice=10, log=sys.stderr,
+             show=False):
     """Runs every job without an output in RESULTS, PARALLEL at a time,
-    each under nice. Writes ID.jsonl and ID.cpu (its CPU seconds)."""
+    each under nice. Writes ID.jsonl and ID.cpu (its CPU seconds). With
+    show, the progress line on log (jobs done, weighed by their cost)
+    stands in for the count every 50 jobs."""
     todo = [i for i in plan.jobs.order
             if not os.path.exists(os.path.join(results, i + ".jsonl"))]
     # Long jobs first, so that the last ones to finish are short.
@@ -319,6 +324,11 @@ def run_jobs(sim, plan, results, parallel, nice=10, log=sys.stderr):
           % (len(plan.jobs.order), len(todo), parallel), file=log)
     running = {}
     done = 0
+    prog = progress.Progress(len(todo), stream=log, on=show,
+                             units=sum(_cost(plan.jobs.args[i])
+                                       for i in todo))
+    if todo:
+        prog.start("simulator runs", units=0)
     while todo or running:
         while todo and len(running) < parallel:
             i = todo.pop(0)
@@ -343,9 +353,11 @@ def run_jobs(sim, plan, results, parallel, nice=10, log=sys.stderr):
             c.write("%.3f\n" % (ru.ru_utime + ru.ru_stime))
         os.replace(tmp, os.path.join(results, i + ".jsonl"))
         done += 1
-        if done % 50 == 0:
+        prog.done(_cost(plan.jobs.args[i]), step=done + 1)
+        if done % 50 == 0 and not show:
             print("sim-report: %d/%d done" % (done, done + len(todo) +
                                               len(running)), file=log)
+    prog.clear()
 
 
 def _cost(args):
@@ -1553,6 +1565,9 @@ def main(argv=None):
     ap.add_argument("--dispatch-64-ns", type=int, required=True)
     ap.add_argument("--residence-ns", type=int, required=True)
     ap.add_argument("--ring-feedback-ns", type=int, required=True)
+    ap.add_argument("--quiet", action="store_true",
+                    help="no progress line (there is none either when "
+                    "stderr is not a terminal)")
     a = ap.parse_args(argv)
 
     fig = DaemonFigures(a.dispatch_ns, a.dispatch_64_ns, a.residence_ns,
@@ -1561,7 +1576,8 @@ def main(argv=None):
     os.makedirs(a.results, exist_ok=True)
     os.makedirs(a.img, exist_ok=True)
     w0 = time.monotonic()
-    run_jobs(a.sim, plan, a.results, a.jobs)
+    run_jobs(a.sim, plan, a.results, a.jobs,
+             show=progress.enabled(sys.stderr, a.quiet))
     res, cpu_sims = load_results(plan, a.results)
 
     c0 = child_cpu()

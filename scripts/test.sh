@@ -71,34 +71,9 @@ step "aarch64 (BlueField-2 Cortex-A72): cross build, unit and integration suites
 AARCH64_SUITES=${AARCH64_SUITES:-"unit integration"} scripts/aarch64-test.sh || failed=1
 
 step "summary"
-python3 - build/meson-logs/testlog.json build/meson-logs/testlog-valgrind.json \
+python3 scripts/testlog_summary.py build/meson-logs/testlog.json \
+	build/meson-logs/testlog-valgrind.json \
 	build-asan/meson-logs/testlog.json build-asan/meson-logs/testlog-dp.json \
 	build-clang/meson-logs/testlog.json \
-	build-aarch64/meson-logs/testlog-aarch64-*.json <<'PY'
-import json, sys
-passed = failed = skipped = 0
-for path in sys.argv[1:]:
-    name = path.replace('/meson-logs/', ':').replace('.json', '')
-    try:
-        fh = open(path)
-    except OSError:
-        print(f"{name}: no results")
-        failed += 1
-        continue
-    p = f = s = 0
-    with fh:
-        for line in fh:
-            t = json.loads(line)
-            r = t.get('result')
-            if r == 'OK' or r == 'EXPECTEDFAIL':
-                p += 1
-            elif r == 'SKIP':
-                s += 1
-            else:
-                f += 1
-                print(f"  FAILED {name}: {t.get('name')} ({r})")
-    print(f"{name}: {p} passed, {f} failed, {s} skipped")
-    passed += p; failed += f; skipped += s
-print(f"total: {passed} passed, {failed} failed, {skipped} skipped")
-PY
+	build-aarch64/meson-logs/testlog-aarch64-*.json
 exit $failed

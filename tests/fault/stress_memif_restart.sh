@@ -13,7 +13,6 @@
 # stalls right after a restart on a loaded machine must not end the run
 # (a port refusing everything for a whole timeout does).
 set -u
-BUILD=${1:-build}
 N=${2:-20}
 LG=${3:-}
 RATE=${4:-20000}
@@ -23,11 +22,7 @@ RATE=${4:-20000}
 
 fault_init memif-stress
 topo_config cores=4 policy=jsq credits=ring stale_us=5000000
-if ! fault_start_daemon || ! fault_start_server; then
-	check "topology up" false
-	finish
-	exit
-fi
+fault_up
 fault_lg_start S --rate "$RATE" --duration 3600 --dist fixed:1us --flows 32 \
 	--timeout-ms 30000 --link-wait 600
 LG_S=$FAULT_LG_PID

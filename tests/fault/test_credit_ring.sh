@@ -27,8 +27,6 @@
 # nothing the truncation destroys was owed. Every wait is a bounded poll
 # on a condition. Each restart makes one memif peer leave, so the run is
 # retried once on DPDK 22.11's disconnect race (lib.sh).
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 fault_retry_on_memif_race "$@"
@@ -40,12 +38,7 @@ fault_init credit-ring
 # count its late answers through whichever source it is on then.
 topo_config cores=4 policy=jsq credits=ring stale_us=50000 \
 	write_off_us=600000000
-if ! fault_start_daemon || ! fault_start_server --batch 1; then
-	check "topology up" false
-	finish
-	exit
-fi
-SPID=$TOPO_SPID
+fault_up --batch 1
 DPID=$TOPO_DPID
 SRV_STATS=$FAULT_SRV_JSON
 RING=/dev/shm$TOPO_RING

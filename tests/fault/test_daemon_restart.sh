@@ -24,8 +24,6 @@
 # leaving); the new daemon sees both load generators leave at the end. A crash from DPDK 22.11's memif disconnect race is reported
 # with its backtrace, and the scenario is run once more (lib.sh:
 # fault_retry_on_memif_race).
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 fault_retry_on_memif_race "$@"
@@ -36,13 +34,7 @@ fault_init daemon-restart
 # Liveness is not under test here: a stale timeout far above any stall of
 # this (loaded) machine keeps spurious stale cores out of phase B.
 topo_config cores=4 policy=jsq credits=ring stale_us=5000000
-if ! fault_start_daemon || ! fault_start_server; then
-	check "topology up" false
-	finish
-	exit
-fi
-SPID=$TOPO_SPID
-FAULT_SRV_STATS=$FAULT_SRV_JSON
+fault_up
 
 # Phase A: open-ended, across the restart. It waits for the new daemon as
 # long as this test waits for anything (--link-wait); its timeout is long
@@ -82,18 +74,7 @@ fault_snapshot end
 # fault_account: what it issued since, and what of that it lost. Its
 # responses after the loss that answered requests written off at the loss
 # (late) are left out: those requests belong to the old daemon's side.
-python3 - "$TOPO_RUN/A.json" > "$TOPO_RUN/A.after.json" <<'PY'
-import json, sys
-a = json.loads(open(sys.argv[1]).readline())
-fd = a['first_link_down'] or {}
-sent = a['sent'] + a['warmup']['sent'] - fd.get('sent', 0)
-lost = a['lost'] + a['warmup']['lost'] - fd.get('lost', 0)
-ph = {'sent': sent, 'received': sent - lost, 'errors': 0, 'lost': lost,
-      'late': 0}
-print(json.dumps(dict(ph, warmup=dict(ph, sent=0, received=0, lost=0),
-                      tx_dropped=a['tx_dropped'] - fd.get('tx_dropped', 0),
-                      duplicates=a['duplicates'], unknown=a['unknown'])))
-PY
+python3 "$FAULT_PY" link-loss-record "$TOPO_RUN/A.json" > "$TOPO_RUN/A.after.json"
 extra=$(fstat completions_extra)
 note "new daemon: completions_extra $extra (credits of requests the old daemon sent)"
 fault_stop_all
@@ -121,73 +102,8 @@ check "phase B: 1000 sent, every one answered" \
 	[ "${b_sent:-0}" = 1000 -a "${b_recv:-0}" = 1000 -a "${b_lost:-1}" = 0 ]
 
 # Before the restart: the old daemon's final counters and phase A.
-check "phase A: every request accounted for" python3 - "$TOPO_RUN/A.json" \
-	"$TOPO_RUN/turbolbd.1.log" "$MEMIF_RING" <<'PY'
-import json, re, sys
-a = json.loads(open(sys.argv[1]).readline())
-ring = int(sys.argv[3])
-# Phase A as it stood when its link went down: the old daemon's share.
-fd = a['first_link_down']
-if fd is None:
-    print('    FAILED: phase A never saw its link go down', file=sys.stderr)
-    sys.exit(1)
-old, cores, on = {}, {}, False
-for line in open(sys.argv[2]):
-    if 'final counters' in line:
-        on = True
-        continue
-    if not on:
-        continue
-    m = re.search(r'core (\d+): sent (\d+) completed (\d+)', line)
-    if m:
-        cores[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
-        continue
-    m = re.match(r'turbolb\.main:\s+(\w+)\s+(\d+)\s*$', line.strip())
-    if m:
-        old[m.group(1)] = int(m.group(2))
-g = lambda k: old.get(k, 0)
-issued = fd['sent']
-answered = fd['answered']
-lg_tx_pkts, lg_tx_dropped = fd['tx_pkts'], fd['tx_dropped']
-drops = {k: v for k, v in old.items() if k.startswith('drop')}
-req_drops = sum(v for k, v in drops.items()
-                if k not in ('drop_tx_full', 'drop_uplink_tx_full'))
-up_residue = lg_tx_pkts - g('rx_uplink')
-host_inflight = g('messages') - g('drop_tx_full') - g('responses')
-down_residue = g('responses') - g('drop_uplink_tx_full') - answered
-view_out = sum(s - c for s, c in cores.values())
-print('    issued %d = answered %d + lg tx_dropped %d + in the ring to the old '
-      'daemon %d + old daemon drops %d %s + in flight at the host at its '
-      'exit %d + forwarded, not read by the load generator %d' %
-      (issued, answered, lg_tx_dropped, up_residue, sum(drops.values()),
-       drops, host_inflight, down_residue))
-print('    old daemon: rx_uplink %d messages %d responses %d; its view at exit: '
-      '%d outstanding' % (g('rx_uplink'), g('messages'), g('responses'),
-                          view_out))
-ok = True
-def need(cond, what):
-    global ok
-    if not cond:
-        print('    FAILED: ' + what, file=sys.stderr)
-        ok = False
-need(issued == lg_tx_pkts + lg_tx_dropped, 'issued == tx_pkts + tx_dropped')
-need(g('rx_uplink') == g('messages') + req_drops,
-     'every frame the old daemon read was steered or counted')
-need(0 <= up_residue <= ring, 'ring residue within one memif ring')
-need(host_inflight >= 0, 'in flight at the host >= 0')
-need(0 <= down_residue <= ring, 'unread responses within one memif ring')
-need(issued == answered + lg_tx_dropped + up_residue + req_drops +
-     g('drop_tx_full') + host_inflight + g('drop_uplink_tx_full') +
-     down_residue, 'the sum')
-need(a['duplicates'] == 0 and a['unknown'] == 0, 'no duplicate/unknown')
-for p in (a, a['warmup']):
-    need(p['sent'] == p['received'] + p['errors'] + p['lost'],
-         'sent == received + errors + lost')
-    need(p['written_off'] <= p['lost'], 'written_off within lost')
-need(fd['written_off'] == sum(p['written_off'] for p in (a, a['warmup'])),
-     'everything written off was written off at the link loss')
-sys.exit(0 if ok else 1)
-PY
+check "phase A: every request accounted for" python3 "$FAULT_PY" before-restart \
+	"$TOPO_RUN/A.json" "$TOPO_RUN/turbolbd.1.log" "$MEMIF_RING"
 check "phase A after its link loss and phase B: every request accounted for (exactly)" \
 	fault_account end "$TOPO_RUN/A.after.json" "$TOPO_RUN/B.json"
 srv=$(python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["server"]

@@ -15,8 +15,6 @@
 # Nothing is disconnected before the end (no memif peer leaves), so the
 # known DPDK 22.11 memif disconnect race cannot hit. No assertion on time:
 # every wait is a bounded poll on a condition.
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -26,13 +24,7 @@ fault_init host-stall
 # (tests/fault/test_write_off.sh writes off).
 topo_config cores=4 policy=jsq credits=ring stale_us=50000 \
 	write_off_us=600000000
-if ! fault_start_daemon || ! fault_start_server; then
-	check "topology up" false
-	finish
-	exit
-fi
-SPID=$TOPO_SPID
-FAULT_SRV_STATS=$FAULT_SRV_JSON
+fault_up
 
 # Open-ended load; SIGINT ends it. The timeout is far above any stop below,
 # so a request held by a stopped core is answered in time, not late.

@@ -30,8 +30,6 @@
 # on a machine so loaded that the server delivers under half of that during
 # the overload, they are reported as skipped (with the numbers), not failed.
 # Accounting: every request answered or counted by the daemon, exactly.
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -44,12 +42,7 @@ skip() { echo "ok - $1 # SKIP $2"; }
 fault_init overload
 topo_config cores=$N policy=jbsq k=$K fifo=$C credits=ring stale_us=1000000
 # --batch 1: a credit per request, so the bound k is seen as the cores see it.
-if ! fault_start_daemon || ! fault_start_server --batch 1; then
-	check "topology up" false
-	finish
-	exit
-fi
-FAULT_SRV_STATS=$FAULT_SRV_JSON
+fault_up --batch 1
 
 python3 "$FAULT_PY" sample "$TOPO_RUN/samples.jsonl" --every 0.05 &
 SAMPLER=$!
@@ -62,30 +55,7 @@ check "drained" fwait --until 'live_out == 0 and s["fifo_depth"] == 0' \
 	--tries 600 --show
 fault_snapshot end
 
-python3 - "$TOPO_RUN/samples.jsonl" "$C" > "$TOPO_RUN/samples.txt" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-fails = [r['fails'] for r in rows if 'fails' in r]
-rows = [r for r in rows if 's' in r]
-drop = [r['s']['drop_fifo_full'] for r in rows]
-# The overload window: from the sample before the first drop to the one
-# where drops last grew.
-grow = [i for i in range(1, len(rows)) if drop[i] > drop[i - 1]]
-lo, hi = (grow[0] - 1, grow[-1]) if grow else (0, -1)
-win = rows[lo:hi + 1]
-loops = [r['s']['loops'] for r in win]
-loops_ok = len(loops) > 1 and loops[-1] > loops[0] and \
-    all(b >= a for a, b in zip(loops, loops[1:]))
-flat = sum(1 for a, b in zip(loops, loops[1:]) if b == a)
-max_out = max((v['outstanding'] for r in rows for v in r.get('c', {}).values()),
-              default=-1)
-print('samples', len(rows), 'in_overload', len(win),
-      'loops_grow', int(loops_ok), 'flat_intervals', flat,
-      'max_fifo', max(r['s']['fifo_depth'] for r in rows) if rows else -1,
-      'max_out', max_out,
-      'max_answer_ms', int(1000 * max((r['dt'] for r in win), default=0)),
-      'failed_queries', fails[0] if fails else -1)
-PY
+python3 "$FAULT_PY" overload-samples "$TOPO_RUN/samples.jsonl" > "$TOPO_RUN/samples.txt"
 read -r _ n_samples _ n_win _ loops_ok _ flat _ max_fifo _ max_out _ max_dt _ qfail < "$TOPO_RUN/samples.txt"
 note "telemetry: $n_samples samples, $n_win during the overload (slowest answer then ${max_dt} ms, $qfail failed); loops flat in $flat of those intervals; max fifo_depth $max_fifo, max outstanding at a core $max_out"
 check "telemetry answered during the overload (>= 5 samples)" ge "${n_win:-0}" 5

@@ -22,8 +22,6 @@
 # (rings unmapped under an lcore inside rx_burst); such a crash is
 # reported with its backtrace and the scenario run once more, see lib.sh
 # (fault_retry_on_memif_race).
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 fault_retry_on_memif_race "$@"

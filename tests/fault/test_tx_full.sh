@@ -18,8 +18,6 @@
 #   - every request the load generator issued is accounted for.
 #
 # No memif peer leaves before the end. No assertion on time.
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -31,13 +29,7 @@ fault_init tx-full
 # pushed at a full ring is a drop_tx_full this test says no more of.
 topo_config cores=2 policy=jsq credits=ring stale_us=10000000 \
 	write_off_us=600000000
-if ! fault_start_daemon || ! fault_start_server; then
-	check "topology up" false
-	finish
-	exit
-fi
-SPID=$TOPO_SPID
-FAULT_SRV_STATS=$FAULT_SRV_JSON
+fault_up
 
 have_mbufs=$(ftel /turbolb/stats | python3 -c 'import json,sys; print(int("mbufs_in_use" in json.load(sys.stdin)))')
 check "/turbolb/stats reports mbufs_in_use (the pool's in-use count)" eq "$have_mbufs" 1

@@ -13,21 +13,13 @@
 #      late, exactly (fault_account).
 #
 # No assertion on time: every wait is a bounded poll on a condition.
-set -u
-BUILD=${1:-build}
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 K=2 # the core whose thread stops
 fault_init write-off
 topo_config cores=4 policy=jsq credits=ring stale_us=20000 write_off_us=50000
-if ! fault_start_daemon || ! fault_start_server; then
-	check "topology up" false
-	finish
-	exit
-fi
-SPID=$TOPO_SPID
-FAULT_SRV_STATS=$FAULT_SRV_JSON
+fault_up
 
 fault_lg_start load --rate 1000 --duration 3600 --dist fixed:20us --flows 32 \
 	--timeout-ms 15000

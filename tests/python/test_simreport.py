@@ -2,6 +2,7 @@
 """Unit tests of scripts/simreport.py: the job plan, the runner's cache
 and CPU accounting, and the computations behind the page's tables."""
 
+import io
 import math
 import os
 import stat
@@ -11,6 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "scripts"))
+import progress  # noqa: E402
 import simreport as sr  # noqa: E402
 
 FIG = sr.DaemonFigures(34, 47, 1000, 512)
@@ -281,6 +283,28 @@ class TestRunner(unittest.TestCase):
             log.close()
             with open(calls) as f:
                 self.assertEqual(len(f.readlines()), 5)
+
+    def test_progress_line(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            sim = os.path.join(tmp, "sim")
+            with open(sim, "w") as f:
+                f.write("#!/bin/sh\necho '{}'\n")
+            os.chmod(sim, os.stat(sim).st_mode | stat.S_IXUSR)
+
+            class P:
+                jobs = sr.Jobs()
+            for k in range(3):
+                P.jobs.add(["--requests", 10 * (k + 1), "--n", k])
+            log = io.StringIO()
+            sr.run_jobs(sim, P, tmp, 1, log=log, show=True)
+            text = log.getvalue()
+            self.assertIn("[1/3] simulator runs", text)
+            self.assertIn("[3/3] simulator runs", text)
+            # the largest job (30 of 60 requests) runs first: when it is
+            # done, half the work is
+            self.assertRegex(text, r"\[2/3\] simulator runs  \d+s elapsed, "
+                             r"about \d+s left")
+            self.assertTrue(text.endswith(progress.CLEAR))
 
     def test_a_failed_run_stops_the_report(self):
         with tempfile.TemporaryDirectory() as tmp:
