@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <bsd/string.h>
+
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
@@ -235,6 +237,39 @@ out:
 	return rc;
 }
 
+/* The policies' parameters, from their tables: each under its name (a
+ * bool as 0 or 1); spec_only: only those a NAME:VALUE spec sets (pod's d,
+ * jbsq's k). Without spec_only, also "policy_params": the names of the
+ * ones the active policy reads, separated by spaces. */
+static void
+add_policy_params(struct rte_tel_data *d, const struct tlb_config *snap,
+		  bool spec_only)
+{
+	const struct tlb_policy_ops *ops = tlb_policy_find(snap->policy.name);
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+	char reads[128] = "";
+
+	for (size_t i = 0; i < n && i < TLB_POLICY_PARAMS_MAX; i++) {
+		bool is_spec = false;
+
+		for (unsigned int p = 0; tlb_policies[p] != NULL; p++)
+			is_spec |= tlb_policies[p]->spec_param == all[i];
+		if (!spec_only || is_spec)
+			rte_tel_data_add_dict_u64(
+				d, all[i]->name,
+				tlb_policy_param_get(all[i],
+						     &snap->policy.params));
+		if (ops != NULL && tlb_policy_reads(ops, all[i])) {
+			if (reads[0] != '\0')
+				strlcat(reads, " ", sizeof(reads));
+			strlcat(reads, all[i]->name, sizeof(reads));
+		}
+	}
+	if (!spec_only)
+		rte_tel_data_add_dict_string(d, "policy_params", reads);
+}
+
 static int
 cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -249,11 +284,7 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	tlb_control_snapshot(&snap);
 	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
-	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
-	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
-	rte_tel_data_add_dict_u64(d, "seed", snap.policy.params.seed);
-	rte_tel_data_add_dict_u64(d, "prefer_running",
-				  snap.policy.params.prefer_running);
+	add_policy_params(d, &snap, false);
 	rte_tel_data_add_dict_u64(d, "cores", dp->cfg->ports.n_targets);
 	rte_tel_data_add_dict_u64(d, "dispatchers", tlb_n_dps);
 	rte_tel_data_add_dict_u64(d, "fifo_capacity", snap.fifo.capacity);
@@ -289,8 +320,7 @@ cmd_policy(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	tlb_control_snapshot(&snap);
 	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
-	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
-	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
+	add_policy_params(d, &snap, true);
 	return 0;
 }
 
