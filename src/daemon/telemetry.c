@@ -9,6 +9,7 @@
  * (relaxed loads): they never write to it.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,35 +30,44 @@
 
 RTE_LOG_REGISTER(tlb_logtype_telemetry, turbolb.telemetry, INFO);
 
+/* One counter summed over the dispatchers: the one at off in struct
+ * tlb_dp (offsetof(struct tlb_dp, stats.loops)). */
 static uint64_t
-sum_counter(unsigned int idx)
+sum_dps(size_t off)
 {
 	uint64_t v = 0;
 
 	for (unsigned int d = 0; d < tlb_n_dps; d++)
-		v += tlb_counter_read(&tlb_dps[d]->stats.c[idx]);
+		v += tlb_counter_read((const uint64_t *)(const void *)
+				      ((const char *)tlb_dps[d] + off));
 	return v;
 }
 
-static uint64_t
-sum_parse_drop(unsigned int code)
-{
-	uint64_t v = 0;
+/* The host kick agent's counters, each under its /turbolb/stats name. */
+static const struct {
+	const char *name;
+	size_t off; /* in struct tlb_cr_kick_stats */
+} kick_fields[] = {
+	{ "kicks_served", offsetof(struct tlb_cr_kick_stats, kicks_served) },
+	{ "kick_boosts", offsetof(struct tlb_cr_kick_stats, boosts) },
+	{ "kick_reverted_drain",
+	  offsetof(struct tlb_cr_kick_stats, reverted_drain) },
+	{ "kick_reverted_bound",
+	  offsetof(struct tlb_cr_kick_stats, reverted_bound) },
+};
 
-	for (unsigned int d = 0; d < tlb_n_dps; d++)
-		v += tlb_counter_read(&tlb_dps[d]->stats.drop_parse[code]);
-	return v;
-}
+#define N_KICK_FIELDS (sizeof(kick_fields) / sizeof(kick_fields[0]))
 
-/* The host kick agent's counters, through the host transport (on shm
- * turbolb-kickd writes them into each core's slot; all zero without an
- * agent). */
+/* kick_fields summed over every host core, through the host transport
+ * (on shm turbolb-kickd writes them into each core's slot; all zero
+ * without an agent). */
 static void
-sum_kick_stats(struct tlb_cr_kick_stats *t)
+sum_kick_stats(uint64_t sum[N_KICK_FIELDS])
 {
 	struct tlb_transport_core_info info;
+	uint64_t v;
 
-	memset(t, 0, sizeof(*t));
+	memset(sum, 0, sizeof(uint64_t) * N_KICK_FIELDS);
 	for (unsigned int n = 0; n < tlb_n_dps; n++) {
 		const struct tlb_dp *dp = tlb_dps[n];
 
@@ -66,10 +76,12 @@ sum_kick_stats(struct tlb_cr_kick_stats *t)
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
 			tlb_transport_core_info(dp->host, dp->core_id[i],
 						&info);
-			t->kicks_served += info.kick.kicks_served;
-			t->boosts += info.kick.boosts;
-			t->reverted_drain += info.kick.reverted_drain;
-			t->reverted_bound += info.kick.reverted_bound;
+			for (size_t f = 0; f < N_KICK_FIELDS; f++) {
+				memcpy(&v, (const char *)&info.kick +
+						   kick_fields[f].off,
+				       sizeof(v));
+				sum[f] += v;
+			}
 		}
 	}
 }
@@ -77,19 +89,20 @@ sum_kick_stats(struct tlb_cr_kick_stats *t)
 void
 tlb_telemetry_stats(const struct tlb_tel_sink *s)
 {
-	struct tlb_cr_kick_stats ks;
+	uint64_t kick[N_KICK_FIELDS];
 	char name[64];
-	uint64_t drops = 0, fifo = 0, loops = 0;
+	uint64_t drops = 0, fifo = 0;
 
 	for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++) {
-		uint64_t v = sum_counter(i);
+		uint64_t v = sum_dps(offsetof(struct tlb_dp, stats.c[i]));
 
 		s->u64(s->arg, tlb_dp_counter_names[i], v);
 		if (strncmp(tlb_dp_counter_names[i], "drop_", 5) == 0)
 			drops += v;
 	}
 	for (unsigned int e = 1; e < TLB_PARSE_ERR_MAX; e++) {
-		uint64_t v = sum_parse_drop(e);
+		uint64_t v = sum_dps(offsetof(struct tlb_dp,
+					      stats.drop_parse[e]));
 
 		snprintf(name, sizeof(name), "drop_parse_%s",
 			 tlb_parse_err_str(e));
@@ -101,11 +114,10 @@ tlb_telemetry_stats(const struct tlb_tel_sink *s)
 
 		fifo += __atomic_load_n(&f->tail, __ATOMIC_RELAXED) -
 			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
-		loops += tlb_counter_read(&tlb_dps[i]->stats.loops);
 	}
 	s->u64(s->arg, "drops", drops);
 	s->u64(s->arg, "fifo_depth", fifo);
-	s->u64(s->arg, "loops", loops);
+	s->u64(s->arg, "loops", sum_dps(offsetof(struct tlb_dp, stats.loops)));
 	/* DPDK 22.11's /mempool/info has no in-use count. Exact when the
 	 * datapath is idle; while it runs, lcore caches change under us. */
 	struct rte_mempool *mp = rte_mempool_lookup(TLB_MBUF_POOL);
@@ -114,11 +126,9 @@ tlb_telemetry_stats(const struct tlb_tel_sink *s)
 		s->u64(s->arg, "mbufs_in_use", rte_mempool_in_use_count(mp));
 		s->u64(s->arg, "mbufs_total", mp->size);
 	}
-	sum_kick_stats(&ks);
-	s->u64(s->arg, "kicks_served", ks.kicks_served);
-	s->u64(s->arg, "kick_boosts", ks.boosts);
-	s->u64(s->arg, "kick_reverted_drain", ks.reverted_drain);
-	s->u64(s->arg, "kick_reverted_bound", ks.reverted_bound);
+	sum_kick_stats(kick);
+	for (size_t f = 0; f < N_KICK_FIELDS; f++)
+		s->u64(s->arg, kick_fields[f].name, kick[f]);
 }
 
 static void
