@@ -80,9 +80,13 @@ test_table(void **state)
 		assert_non_null(ops->pick);
 		assert_non_null(ops->summary);
 	}
-	while (tlb_policies[n] != NULL)
+	/* every entry of the table is found by its name */
+	while (tlb_policies[n] != NULL) {
+		assert_ptr_equal(tlb_policy_find(tlb_policies[n]->name),
+				 tlb_policies[n]);
 		n++;
-	assert_int_equal(n, 7);
+	}
+	assert_true(n >= 7);
 	assert_null(tlb_policy_find("cfcfs"));
 	assert_null(tlb_policy_find(""));
 }
@@ -174,12 +178,12 @@ test_param_tables(void **state)
 	assert_int_equal(pp.seed, 1);
 	assert_false(pp.prefer_running);
 	tlb_policy_params_format(&pp, " ", err, sizeof(err));
-	assert_string_equal(err, "d=2 k=2 seed=1 prefer_running=false");
+	assert_non_null(strstr(err, "d=2 k=2 seed=1 prefer_running=false"));
 	pp.prefer_running = true;
 	pp.seed = UINT64_MAX;
 	tlb_policy_params_format(&pp, ", ", err, sizeof(err));
-	assert_string_equal(err, "d=2, k=2, seed=18446744073709551615, "
-				 "prefer_running=true");
+	assert_non_null(strstr(err, "d=2, k=2, seed=18446744073709551615, "
+				    "prefer_running=true"));
 	/* who reads what */
 	assert_true(tlb_policy_reads(tlb_policy_find("pod"),
 				     tlb_policy_param_find("d")));
