@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Dispatch policies behind one small interface. One file per policy
- * (src/lib/policy_<name>.c); adding a policy is that file plus one entry in
- * the table in src/lib/policy.c.
+ * (src/lib/policy_<name>.c) holds its pick, its private state and the
+ * table of its parameters; adding one: docs/architecture.md, "Adding a
+ * policy".
  */
 #ifndef TURBOLB_POLICY_H
 #define TURBOLB_POLICY_H
