@@ -166,6 +166,16 @@ int tlb_config_load_buffer(const char *name, const char *text, size_t len,
 
 void tlb_config_free(struct tlb_config *cfg);
 
+/* Whether a reload from a to b is refused: the schema's keys that only a
+ * restart can change (the others say CFG_RELOAD, src/lib/config_schema.h)
+ * compared. Returns NULL when every difference can be reloaded, else buf:
+ * the section of the first that cannot, with the keys of that section a
+ * reload can change, "host (only host.stale_timeout_us and
+ * host.write_off_us can be reloaded)". */
+const char *tlb_config_needs_restart(const struct tlb_config *a,
+				     const struct tlb_config *b, char *buf,
+				     size_t len);
+
 /* One line: "policy jsq, 4 targets, uplink net_memif0, 1 datapath lcore". */
 void tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Dispatch policies behind one small interface. One file per policy
- * (src/lib/policy_<name>.c); adding a policy is that file plus one entry in
- * the table in src/lib/policy.c.
+ * (src/lib/policy_<name>.c) holds its pick, its private state and the
+ * table of its parameters; adding one: docs/architecture.md, "Adding a
+ * policy".
  */
 #ifndef TURBOLB_POLICY_H
 #define TURBOLB_POLICY_H
@@ -16,17 +17,55 @@
 
 #define TLB_POLICY_NAME_MAX 16
 #define TLB_MAX_CLASSES 16u /* service classes with their own average */
+/* Room for the largest policy state (rss's hash tables); each policy file
+ * asserts that its state fits. */
+#define TLB_POLICY_STATE_SIZE 4864u
+/* Most parameters all policies together have (tlb_policy_params_all()) */
+#define TLB_POLICY_PARAMS_MAX 16u
 
 /* pick() results that are not a core index. */
 #define TLB_PICK_HOLD (-1) /* keep the request in the NIC-side FIFO */
 #define TLB_PICK_NONE (-2) /* no eligible core */
 
+/* The values of every policy's parameters. Each field is described once,
+ * by a struct tlb_policy_param in the file of the policy that reads it
+ * (shared ones in src/lib/policy_impl.h); everything that parses, prints,
+ * checks or defaults a parameter walks those descriptions. */
 struct tlb_policy_params {
-	uint32_t d;          /* pod: choices sampled (>= 2) */
-	uint32_t k;          /* jbsq: bound on outstanding per core (>= 1) */
-	uint64_t seed;       /* random, pod, tie breaking */
-	bool prefer_running; /* jsq/jlq/jbsq: among the best, a running core */
+	uint32_t d;          /* pod */
+	uint32_t k;          /* jbsq */
+	uint64_t seed;       /* random, pod */
+	bool prefer_running; /* jsq, jlq, jbsq */
 };
+
+enum tlb_policy_param_type {
+	TLB_PARAM_UINT, /* unsigned integer field of .size bytes */
+	TLB_PARAM_BOOL,
+};
+
+/* One parameter: its field in struct tlb_policy_params, its type, range
+ * (UINT: min..max, inclusive) and default, and one line of text for the
+ * docs and --help. The configuration accepts it as policy.<name>. */
+struct tlb_policy_param {
+	const char *name;
+	enum tlb_policy_param_type type;
+	size_t off;  /* offsetof(struct tlb_policy_params, field) */
+	size_t size; /* sizeof the field */
+	uint64_t min, max;
+	uint64_t def;
+	const char *text;
+};
+
+#define TLB_POLICY_PARAM_UINT(name_, field, lo, hi, def_, text_) \
+	{ .name = name_, .type = TLB_PARAM_UINT, \
+	  .off = offsetof(struct tlb_policy_params, field), \
+	  .size = sizeof(((struct tlb_policy_params *)0)->field), \
+	  .min = lo, .max = hi, .def = def_, .text = text_ }
+#define TLB_POLICY_PARAM_BOOL(name_, field, def_, text_) \
+	{ .name = name_, .type = TLB_PARAM_BOOL, \
+	  .off = offsetof(struct tlb_policy_params, field), \
+	  .size = sizeof(bool), .min = 0, .max = 1, .def = def_, \
+	  .text = text_ }
 
 /* What a policy may look at for one request. */
 struct tlb_request_info {
@@ -43,7 +82,14 @@ struct tlb_policy_ops {
 	/* pick() reads req->key; without it the dispatcher may leave the
 	 * key NULL (its request fast path does not fill one in) */
 	bool uses_flow_key;
-	/* Optional: extra parameter checks; returns 0 or -1 and fills err. */
+	/* The parameters pick() reads, NULL-terminated; NULL: none. Their
+	 * ranges are checked by tlb_policy_init(). */
+	const struct tlb_policy_param *const *params;
+	/* The one of params that "NAME:VALUE" sets (an unsigned integer),
+	 * or NULL: the policy takes no value in its spec. */
+	const struct tlb_policy_param *spec_param;
+	/* Optional: checks across parameters, past their ranges; returns 0
+	 * or -1 and fills err. */
 	int (*check)(const struct tlb_policy_params *params, char *err,
 		     size_t errlen);
 	/* Optional: set up per-policy state after the generic init. */
@@ -58,36 +104,6 @@ struct tlb_policy_ops {
 	 * exact through its own dispatches. */
 	int (*dispatch)(struct tlb_policy *p, struct tlb_load_view *lv,
 			const struct tlb_request_info *req, uint32_t work_ns);
-};
-
-/* jlq: the cores in order of outstanding work, kept from one pick to the
- * next (src/lib/order.h), the least loaded first and, among equal loads,
- * the core picked longest ago (before any pick: in rotation from the
- * cursor). A pick takes the first and puts it back where its key goes:
- * the key the dispatch gives it, or its own key for a pick not charged
- * (behind its equals). The order is exact for the view lv at key_gen ==
- * gen, and made again from the view whenever anything else wrote a key.
- *
- * Up to TLB_ORDER_CORES cores, a sorted list: key[j] is the view's work
- * key of core id[j], ascending; lanes from n_cores on hold TLB_KEY_NONE;
- * picked[i] is the stamp of core i's last pick. Over that, a tournament
- * tree: leaf i, at node[leaves + i], is core i's work key in the high 32
- * bits, then the stamp of its last pick (24 bits, renewed before
- * TLB_ORDER_STAMP_END), then i (8 bits); each node is the least of its
- * two children, so node[1] is the first core. */
-#define TLB_ORDER_CORES 16u
-#define TLB_ORDER_STAMP_END (1u << 24)
-
-struct tlb_order {
-	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
-	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
-	const struct tlb_load_view *lv; /* the view it was made from */
-	uint64_t gen;      /* lv->key_gen for which it is exact */
-	uint64_t stamp;    /* the next pick's */
-	uint64_t picked[TLB_ORDER_CORES];
-	uint32_t leaves;   /* tree: a power of 2 >= n_cores */
-	uint32_t depth;    /* log2(leaves) */
-	uint64_t node[2 * TLB_MAX_CORES];
 };
 
 /* A policy instance. Owned by one dispatcher; not thread-safe. */
@@ -106,14 +122,11 @@ struct tlb_policy {
 	 * used as the work estimate when a request carries no hint */
 	uint64_t class_avg_ns[TLB_MAX_CLASSES];
 	uint32_t default_work_ns; /* estimate before any observation */
-	/* rss: indirection table over cores, and the hash key */
-	uint8_t reta[128];
-	uint8_t rss_key[40];
-	/* rss: Toeplitz hash of rss_key by table, one entry per input nibble
-	 * position and value (36 input bytes), instead of 8 steps per byte */
-	uint32_t rss_tab[72][16];
-	/* jlq */
-	struct tlb_order order;
+	/* The policy's own state, zeroed before its init(): only its file
+	 * reads it, as its own struct (TLB_POLICY_STATE() in
+	 * src/lib/policy_impl.h). In place, not behind a pointer: a pick
+	 * reaches it at a constant offset from p. */
+	unsigned char state[TLB_POLICY_STATE_SIZE] __attribute__((aligned(64)));
 };
 
 /* Table of policies; NULL-terminated. */
@@ -121,14 +134,44 @@ extern const struct tlb_policy_ops *const tlb_policies[];
 
 const struct tlb_policy_ops *tlb_policy_find(const char *name);
 
-/* Parses "NAME" or "NAME:PARAM" (pod:d, jbsq:k) into name and params,
- * leaving other params as they are. Returns 0 or -1 with err filled. */
+/* Parses "NAME" or "NAME:VALUE" into name and params: VALUE sets the
+ * policy's spec_param (pod:D, jbsq:K), the other params stay as they are.
+ * Returns 0 or -1 with err filled. */
 int tlb_policy_parse_spec(const char *spec, char name[TLB_POLICY_NAME_MAX],
 			  struct tlb_policy_params *params, char *err,
 			  size_t errlen);
 
-/* Default parameters: d=2, k=2, seed=1, prefer_running=false. */
+/* Every parameter at its default (struct tlb_policy_param.def). */
 void tlb_policy_params_default(struct tlb_policy_params *params);
+
+/* Every parameter of every policy, each once, in the order of their fields
+ * in struct tlb_policy_params: up to max of them into out. Returns how
+ * many there are. */
+size_t tlb_policy_params_all(const struct tlb_policy_param **out, size_t max);
+
+/* The parameter called name, of any policy, or NULL. */
+const struct tlb_policy_param *tlb_policy_param_find(const char *name);
+
+/* The value of one parameter in params (a bool as 0 or 1). */
+uint64_t tlb_policy_param_get(const struct tlb_policy_param *param,
+			      const struct tlb_policy_params *params);
+void tlb_policy_param_set(const struct tlb_policy_param *param,
+			  struct tlb_policy_params *params, uint64_t v);
+
+/* Whether the policy ops reads param. */
+bool tlb_policy_reads(const struct tlb_policy_ops *ops,
+		      const struct tlb_policy_param *param);
+
+/* "NAME=VALUE" for each parameter of tlb_policy_params_all(), separated
+ * by sep, bools as true/false: "d=2 k=2 seed=1 prefer_running=false". */
+void tlb_policy_params_format(const struct tlb_policy_params *params,
+			      const char *sep, char *buf, size_t len);
+
+/* Checks the parameters ops reads against their ranges, then ops->check.
+ * Returns 0, or -1 with err filled. */
+int tlb_policy_check_params(const struct tlb_policy_ops *ops,
+			    const struct tlb_policy_params *params, char *err,
+			    size_t errlen);
 
 /* Sets up p for n_cores. Returns 0, or -1 with err filled (unknown name,
  * bad parameter, n_cores out of range). */

@@ -493,10 +493,11 @@ verify_request(struct bench_run *r, unsigned int d, unsigned int core,
 		bench_fail(r, "core %u reached from dispatcher %u", core, d);
 	if (strcmp(r->policy, "rss") == 0) {
 		/* A flow stays on one core, and it is the core NIC RSS with
-		 * the same key and table picks. */
+		 * the standard key and a 128-entry table filled round robin
+		 * picks. */
 		const struct tlb_policy *pol = &w->dp[d].policy;
-		uint32_t h = tlb_rss_hash_flow(pol->rss_key, &p.key);
-		unsigned int want = pol->reta[h % 128];
+		uint32_t h = tlb_rss_hash_flow(tlb_rss_default_key, &p.key);
+		unsigned int want = h % 128 % pol->n_cores;
 
 		if (want != core / w->n_dps)
 			bench_fail(r, "rss: flow %u on core %u, hash says %u",

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Live changes. What can change without a restart: the policy and its
- * parameters, the FIFO capacity, the liveness timeout and the log level.
- * Anything else (EAL, lcores, ports, RPC ports, credit ring, affinity
- * table) needs a restart: such a reload is refused and the old settings
- * stay.
+ * Live changes. What can change without a restart: the keys the schema
+ * marks CFG_RELOAD (src/lib/config.c): the policy and its parameters, the
+ * FIFO capacity, the host timeouts and the log level, each applied by
+ * tlb_control_reload() below. A change to any other key is refused
+ * (tlb_config_needs_restart()) and the old settings stay.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,61 +36,16 @@ tlb_control_init(struct tlb_config *cfg)
 	running = cfg;
 }
 
-static bool
-strings_equal(char *const *a, unsigned int na, char *const *b,
-	      unsigned int nb)
-{
-	if (na != nb)
-		return false;
-	for (unsigned int i = 0; i < na; i++)
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	return true;
-}
-
-/* Names the first section of n that differs from o in a way only a
- * restart can apply, or NULL. */
-static const char *
-needs_restart(const struct tlb_config *o, const struct tlb_config *n)
-{
-	if (o->eal.main_lcore != n->eal.main_lcore ||
-	    o->eal.memory_mb != n->eal.memory_mb ||
-	    o->eal.no_huge != n->eal.no_huge || o->eal.no_pci != n->eal.no_pci ||
-	    strcmp(o->eal.file_prefix, n->eal.file_prefix) != 0 ||
-	    !strings_equal(o->eal.vdevs, o->eal.n_vdevs, n->eal.vdevs,
-			   n->eal.n_vdevs) ||
-	    !strings_equal(o->eal.args, o->eal.n_args, n->eal.args,
-			   n->eal.n_args))
-		return "eal";
-	if (memcmp(&o->datapath, &n->datapath, sizeof(o->datapath)) != 0)
-		return "datapath";
-	if (memcmp(&o->ports, &n->ports, sizeof(o->ports)) != 0)
-		return "ports";
-	if (memcmp(&o->rpc, &n->rpc, sizeof(o->rpc)) != 0)
-		return "rpc";
-	if (memcmp(&o->affinity, &n->affinity, sizeof(o->affinity)) != 0)
-		return "affinity";
-	if (o->host.transport != n->host.transport ||
-	    o->host.credits != n->host.credits ||
-	    strcmp(o->host.credit_ring, n->host.credit_ring) != 0 ||
-	    o->host.ring_size != n->host.ring_size ||
-	    strcmp(o->host.group, n->host.group) != 0)
-		return "host (only host.stale_timeout_us and host.write_off_us "
-		       "can be reloaded)";
-	if (memcmp(&o->kick, &n->kick, sizeof(o->kick)) != 0)
-		return "kick";
-	if (o->telemetry.enabled != n->telemetry.enabled)
-		return "telemetry";
-	return NULL;
-}
-
+/* "jsq (d=2 k=2 seed=1 prefer_running=false)": every parameter, from
+ * the policies' tables. */
 static void
 describe_policy(const char *name, const struct tlb_policy_params *p,
 		char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (d=%u k=%u seed=%" PRIu64 " prefer_running=%s)",
-		 name, p->d, p->k, p->seed,
-		 p->prefer_running ? "true" : "false");
+	char params[128];
+
+	tlb_policy_params_format(p, " ", params, sizeof(params));
+	snprintf(buf, len, "%s (%s)", name, params);
 }
 
 /* Hands the new settings to every dispatcher and waits until each has
@@ -172,7 +127,7 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 {
 	struct tlb_config *n = malloc(sizeof(*n));
 	const char *why;
-	char before[160], after[160];
+	char before[160], after[160], section[128];
 	int rc = -1;
 
 	if (n == NULL) {
@@ -186,7 +141,7 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 			 running->path, errors, errors == 1 ? "" : "s");
 		goto out;
 	}
-	why = needs_restart(running, n);
+	why = tlb_config_needs_restart(running, n, section, sizeof(section));
 	if (why != NULL) {
 		snprintf(msg, msglen, "%s: section '%s' changed: that needs a "
 			 "restart; old configuration stays", running->path, why);

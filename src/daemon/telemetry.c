@@ -14,10 +14,14 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <bsd/string.h>
+
+#include <rte_cycles.h>
 #include <rte_mempool.h>
 #include <rte_telemetry.h>
 
@@ -32,35 +36,44 @@
 
 RTE_LOG_REGISTER(tlb_logtype_telemetry, turbolb.telemetry, INFO);
 
+/* One counter summed over the dispatchers: the one at off in struct
+ * tlb_dp (offsetof(struct tlb_dp, stats.loops)). */
 static uint64_t
-sum_counter(unsigned int idx)
+sum_dps(size_t off)
 {
 	uint64_t v = 0;
 
 	for (unsigned int d = 0; d < tlb_n_dps; d++)
-		v += tlb_counter_read(&tlb_dps[d]->stats.c[idx]);
+		v += tlb_counter_read((const uint64_t *)(const void *)
+				      ((const char *)tlb_dps[d] + off));
 	return v;
 }
 
-static uint64_t
-sum_parse_drop(unsigned int code)
-{
-	uint64_t v = 0;
+/* The host kick agent's counters, each under its /turbolb/stats name. */
+static const struct {
+	const char *name;
+	size_t off; /* in struct tlb_cr_kick_stats */
+} kick_fields[] = {
+	{ "kicks_served", offsetof(struct tlb_cr_kick_stats, kicks_served) },
+	{ "kick_boosts", offsetof(struct tlb_cr_kick_stats, boosts) },
+	{ "kick_reverted_drain",
+	  offsetof(struct tlb_cr_kick_stats, reverted_drain) },
+	{ "kick_reverted_bound",
+	  offsetof(struct tlb_cr_kick_stats, reverted_bound) },
+};
 
-	for (unsigned int d = 0; d < tlb_n_dps; d++)
-		v += tlb_counter_read(&tlb_dps[d]->stats.drop_parse[code]);
-	return v;
-}
+#define N_KICK_FIELDS (sizeof(kick_fields) / sizeof(kick_fields[0]))
 
-/* The host kick agent's counters, through the host transport (on shm
- * turbolb-kickd writes them into each core's slot; all zero without an
- * agent). */
+/* kick_fields summed over every host core, through the host transport
+ * (on shm turbolb-kickd writes them into each core's slot; all zero
+ * without an agent). */
 static void
-sum_kick_stats(struct tlb_cr_kick_stats *t)
+sum_kick_stats(uint64_t sum[N_KICK_FIELDS])
 {
 	struct tlb_transport_core_info info;
+	uint64_t v;
 
-	memset(t, 0, sizeof(*t));
+	memset(sum, 0, sizeof(uint64_t) * N_KICK_FIELDS);
 	for (unsigned int n = 0; n < tlb_n_dps; n++) {
 		const struct tlb_dp *dp = tlb_dps[n];
 
@@ -69,10 +82,12 @@ sum_kick_stats(struct tlb_cr_kick_stats *t)
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
 			tlb_transport_core_info(dp->host, dp->core_id[i],
 						&info);
-			t->kicks_served += info.kick.kicks_served;
-			t->boosts += info.kick.boosts;
-			t->reverted_drain += info.kick.reverted_drain;
-			t->reverted_bound += info.kick.reverted_bound;
+			for (size_t f = 0; f < N_KICK_FIELDS; f++) {
+				memcpy(&v, (const char *)&info.kick +
+						   kick_fields[f].off,
+				       sizeof(v));
+				sum[f] += v;
+			}
 		}
 	}
 }
@@ -80,19 +95,20 @@ sum_kick_stats(struct tlb_cr_kick_stats *t)
 void
 tlb_telemetry_stats(const struct tlb_tel_sink *s)
 {
-	struct tlb_cr_kick_stats ks;
+	uint64_t kick[N_KICK_FIELDS];
 	char name[64];
-	uint64_t drops = 0, fifo = 0, loops = 0;
+	uint64_t drops = 0, fifo = 0;
 
 	for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++) {
-		uint64_t v = sum_counter(i);
+		uint64_t v = sum_dps(offsetof(struct tlb_dp, stats.c[i]));
 
 		s->u64(s->arg, tlb_dp_counter_names[i], v);
 		if (strncmp(tlb_dp_counter_names[i], "drop_", 5) == 0)
 			drops += v;
 	}
 	for (unsigned int e = 1; e < TLB_PARSE_ERR_MAX; e++) {
-		uint64_t v = sum_parse_drop(e);
+		uint64_t v = sum_dps(offsetof(struct tlb_dp,
+					      stats.drop_parse[e]));
 
 		snprintf(name, sizeof(name), "drop_parse_%s",
 			 tlb_parse_err_str(e));
@@ -104,11 +120,10 @@ tlb_telemetry_stats(const struct tlb_tel_sink *s)
 
 		fifo += __atomic_load_n(&f->tail, __ATOMIC_RELAXED) -
 			__atomic_load_n(&f->head, __ATOMIC_RELAXED);
-		loops += tlb_counter_read(&tlb_dps[i]->stats.loops);
 	}
 	s->u64(s->arg, "drops", drops);
 	s->u64(s->arg, "fifo_depth", fifo);
-	s->u64(s->arg, "loops", loops);
+	s->u64(s->arg, "loops", sum_dps(offsetof(struct tlb_dp, stats.loops)));
 	/* DPDK 22.11's /mempool/info has no in-use count. Exact when the
 	 * datapath is idle; while it runs, lcore caches change under us. */
 	struct rte_mempool *mp = rte_mempool_lookup(TLB_MBUF_POOL);
@@ -117,11 +132,9 @@ tlb_telemetry_stats(const struct tlb_tel_sink *s)
 		s->u64(s->arg, "mbufs_in_use", rte_mempool_in_use_count(mp));
 		s->u64(s->arg, "mbufs_total", mp->size);
 	}
-	sum_kick_stats(&ks);
-	s->u64(s->arg, "kicks_served", ks.kicks_served);
-	s->u64(s->arg, "kick_boosts", ks.boosts);
-	s->u64(s->arg, "kick_reverted_drain", ks.reverted_drain);
-	s->u64(s->arg, "kick_reverted_bound", ks.reverted_bound);
+	sum_kick_stats(kick);
+	for (size_t f = 0; f < N_KICK_FIELDS; f++)
+		s->u64(s->arg, kick_fields[f].name, kick[f]);
 }
 
 static void
@@ -240,6 +253,39 @@ out:
 	return rc;
 }
 
+/* The policies' parameters, from their tables: each under its name (a
+ * bool as 0 or 1); spec_only: only those a NAME:VALUE spec sets (pod's d,
+ * jbsq's k). Without spec_only, also "policy_params": the names of the
+ * ones the active policy reads, separated by spaces. */
+static void
+add_policy_params(struct rte_tel_data *d, const struct tlb_config *snap,
+		  bool spec_only)
+{
+	const struct tlb_policy_ops *ops = tlb_policy_find(snap->policy.name);
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+	char reads[128] = "";
+
+	for (size_t i = 0; i < n && i < TLB_POLICY_PARAMS_MAX; i++) {
+		bool is_spec = false;
+
+		for (unsigned int p = 0; tlb_policies[p] != NULL; p++)
+			is_spec |= tlb_policies[p]->spec_param == all[i];
+		if (!spec_only || is_spec)
+			rte_tel_data_add_dict_u64(
+				d, all[i]->name,
+				tlb_policy_param_get(all[i],
+						     &snap->policy.params));
+		if (ops != NULL && tlb_policy_reads(ops, all[i])) {
+			if (reads[0] != '\0')
+				strlcat(reads, " ", sizeof(reads));
+			strlcat(reads, all[i]->name, sizeof(reads));
+		}
+	}
+	if (!spec_only)
+		rte_tel_data_add_dict_string(d, "policy_params", reads);
+}
+
 static int
 cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -254,11 +300,7 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 
 	tlb_control_snapshot(&snap);
 	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
-	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
-	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
-	rte_tel_data_add_dict_u64(d, "seed", snap.policy.params.seed);
-	rte_tel_data_add_dict_u64(d, "prefer_running",
-				  snap.policy.params.prefer_running);
+	add_policy_params(d, &snap, false);
 	rte_tel_data_add_dict_u64(d, "cores", dp->cfg->ports.n_targets);
 	rte_tel_data_add_dict_u64(d, "dispatchers", tlb_n_dps);
 	rte_tel_data_add_dict_u64(d, "fifo_capacity", snap.fifo.capacity);
@@ -294,8 +336,7 @@ cmd_policy(const char *cmd, const char *params, struct rte_tel_data *d)
 	}
 	tlb_control_snapshot(&snap);
 	rte_tel_data_add_dict_string(d, "policy", snap.policy.name);
-	rte_tel_data_add_dict_u64(d, "d", snap.policy.params.d);
-	rte_tel_data_add_dict_u64(d, "k", snap.policy.params.k);
+	add_policy_params(d, &snap, true);
 	return 0;
 }
 
@@ -319,17 +360,14 @@ cmd_reload(const char *cmd, const char *params, struct rte_tel_data *d)
 void
 tlb_telemetry_residence(struct tlb_metric_hist *h)
 {
-	memset(h, 0, sizeof(*h));
-	for (unsigned int d = 0; d < tlb_n_dps; d++) {
-		const struct tlb_dp *dp = tlb_dps[d];
-		uint64_t tsc = tlb_counter_read(&dp->stats.residence_tsc);
+	uint64_t tsc = sum_dps(offsetof(struct tlb_dp, stats.residence_tsc));
 
-		for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++)
-			h->count[b] +=
-				tlb_counter_read(&dp->stats.residence[b]);
-		h->sum_ns += (uint64_t)((unsigned __int128)tsc * 1000000000 /
-					dp->tsc_hz);
-	}
+	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++)
+		h->count[b] = sum_dps(offsetof(struct tlb_dp,
+					       stats.residence[b]));
+	/* every dispatcher counts on the one TSC */
+	h->sum_ns = (uint64_t)((unsigned __int128)tsc * 1000000000 /
+			       rte_get_tsc_hz());
 }
 
 static int

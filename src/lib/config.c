@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * turbolbd's YAML configuration, read with libyaml's document API.
  *
- * The schema is a set of key tables (struct cfg_key): each key says what
- * kind of value it takes, where it lands in struct tlb_config and what range
- * it must be in. One generic walker applies the tables, so adding a key is
- * one table line plus its field in config.h and its entry in
- * docs/configuration.md. The few rules that span keys (target core ids,
- * main lcore versus datapath lcores, policy parameters) are small hooks.
+ * The schema is a set of key tables (struct cfg_key, config_schema.h):
+ * each key says what kind of value it takes, where it lands in struct
+ * tlb_config, what range it must be in and whether a reload can change
+ * it. One generic walker applies the tables and another compares two
+ * configurations for the reload, so adding a key is the steps of
+ * docs/architecture.md, "Adding a config key". The policies' parameters
+ * are the policies' own tables (turbolb/policy.h), read here as keys of
+ * the policy section. The few rules that span keys (target core ids, main
+ * lcore versus datapath lcores, transport versus credits) are small
+ * hooks.
  *
  * libyaml accepts duplicate keys and has no notion of types, so both are
  * checked here. Errors never stop the walk: the user gets every problem of
@@ -23,8 +27,10 @@
 #include <yaml.h>
 
 #include "turbolb/config.h"
+#include "config_schema.h"
 
 #define CFG_PATH_MAX 128 /* "ports.targets[255].queue" and the like */
+#define CFG_NODES_MAX 8  /* keys with CFG_NODE */
 #define CFG_FILE_MAX (16u << 20) /* larger is surely not a config file */
 
 struct cfg_ctx {
@@ -33,87 +39,14 @@ struct cfg_ctx {
 	int n_errors;
 	struct tlb_config *cfg;
 	yaml_document_t *doc;
-	/* remembered for the check across sections, done at the end */
-	const yaml_node_t *main_lcore_node;
-	const yaml_node_t *lcores_node;
-	const yaml_node_t *transport_node;
+	/* The nodes of the keys with CFG_NODE that parsed without error,
+	 * for the checks across sections, done at the end */
+	struct {
+		const void *field;
+		const yaml_node_t *node;
+	} nodes[CFG_NODES_MAX];
+	unsigned int n_nodes;
 };
-
-enum cfg_kind {
-	CFG_UINT,      /* unsigned integer field of .size bytes */
-	CFG_BOOL,
-	CFG_STR,       /* char[.size] */
-	CFG_ENUM,      /* int-sized enum, spelled as in .names */
-	CFG_STR_LIST,  /* char *[.max_items], strdup'ed */
-	CFG_UINT_LIST, /* array of .size-byte unsigned integers */
-	CFG_MAP,       /* nested mapping described by .sub */
-	CFG_CUSTOM,    /* parsed by .parse */
-};
-
-#define CFG_REQUIRED 0x1u /* missing key is an error */
-#define CFG_POW2 0x2u     /* value must be a power of two */
-#define CFG_DISTINCT 0x4u /* list items must all differ */
-#define CFG_NONEMPTY 0x8u /* "" is not a valid string */
-#define CFG_ZERO_OK 0x10u /* 0 is accepted besides min..max (auto) */
-
-struct cfg_enum_name {
-	const char *name;
-	int value;
-};
-
-struct cfg_key;
-
-typedef void (*cfg_hook_fn)(struct cfg_ctx *ctx, const struct cfg_key *key,
-			    const yaml_node_t *node, const char *path,
-			    void *field);
-
-struct cfg_key {
-	const char *name;
-	enum cfg_kind kind;
-	unsigned int flags;
-	size_t off;  /* of the field, from the base of the enclosing map */
-	size_t size; /* UINT: field width; STR: buffer; UINT_LIST: item */
-	uint64_t min, max;        /* UINT, UINT_LIST items */
-	size_t count_off;         /* lists: their unsigned int count */
-	unsigned int min_items, max_items; /* lists */
-	const struct cfg_enum_name *names; /* ENUM: NULL-terminated */
-	const struct cfg_key *sub;         /* MAP: NULL-terminated */
-	cfg_hook_fn parse;                 /* CUSTOM */
-	/* Runs after the value parsed without error: checks that need the
-	 * parsed value, or remember a node for a later check. */
-	cfg_hook_fn done;
-};
-
-#define FIELD_SIZE(type, f) sizeof(((type *)0)->f)
-#define ARRAY_LEN(type, f) (FIELD_SIZE(type, f) / FIELD_SIZE(type, f[0]))
-
-#define KEY_UINT_HOOK(n, type, f, lo, hi, fl, hook) \
-	{ .name = n, .kind = CFG_UINT, .flags = fl, .off = offsetof(type, f), \
-	  .size = FIELD_SIZE(type, f), .min = lo, .max = hi, .done = hook }
-#define KEY_UINT(n, type, f, lo, hi, fl) \
-	KEY_UINT_HOOK(n, type, f, lo, hi, fl, NULL)
-#define KEY_BOOL(n, type, f) \
-	{ .name = n, .kind = CFG_BOOL, .off = offsetof(type, f) }
-#define KEY_STR(n, type, f, fl, hook) \
-	{ .name = n, .kind = CFG_STR, .flags = fl, .off = offsetof(type, f), \
-	  .size = FIELD_SIZE(type, f), .done = hook }
-#define KEY_ENUM_HOOK(n, type, f, tbl, hook) \
-	{ .name = n, .kind = CFG_ENUM, .off = offsetof(type, f), \
-	  .names = tbl, .done = hook }
-#define KEY_ENUM(n, type, f, tbl) KEY_ENUM_HOOK(n, type, f, tbl, NULL)
-#define KEY_STR_LIST(n, type, f, cnt) \
-	{ .name = n, .kind = CFG_STR_LIST, .flags = CFG_NONEMPTY, \
-	  .off = offsetof(type, f), .count_off = offsetof(type, cnt), \
-	  .max_items = ARRAY_LEN(type, f) }
-#define KEY_UINT_LIST(n, type, f, cnt, lo, hi, nmin, fl, hook) \
-	{ .name = n, .kind = CFG_UINT_LIST, .flags = fl, \
-	  .off = offsetof(type, f), .size = FIELD_SIZE(type, f[0]), \
-	  .min = lo, .max = hi, .count_off = offsetof(type, cnt), \
-	  .min_items = nmin, .max_items = ARRAY_LEN(type, f), .done = hook }
-#define KEY_MAP(n, off_, keys, fl, hook) \
-	{ .name = n, .kind = CFG_MAP, .flags = fl, .off = off_, .sub = keys, \
-	  .done = hook }
-#define KEY_END { .name = NULL }
 
 static const struct cfg_enum_name transport_names[] = {
 	{ "shm", TLB_TRANSPORT_SHM },
@@ -608,15 +541,19 @@ map_get(yaml_document_t *doc, const yaml_node_t *map, const char *name)
 }
 
 /*
- * Applies the key table `keys` to the mapping `map` (NULL: absent or empty,
- * only the required keys are checked). Fields are at base + key->off.
+ * Applies the key table `keys`, then more() for a key not in it, to the
+ * mapping `map` (NULL: absent or empty, only the required keys are
+ * checked). Fields are at base + key->off.
  */
 static void
 parse_map(struct cfg_ctx *ctx, const yaml_node_t *map,
-	  const struct cfg_key *keys, const char *path, void *base)
+	  const struct cfg_key *keys,
+	  const struct cfg_key *(*more)(const char *, struct cfg_key *),
+	  const char *path, void *base)
 {
 	char sub_path[CFG_PATH_MAX];
 	const struct cfg_key *key;
+	struct cfg_key tmp;
 	yaml_node_pair_t *p, *q;
 
 	for (p = map ? map->data.mapping.pairs.start : NULL;
@@ -649,6 +586,8 @@ parse_map(struct cfg_ctx *ctx, const yaml_node_t *map,
 			continue;
 		}
 		key = find_key(keys, scalar_str(k));
+		if (key == NULL && more != NULL)
+			key = more(scalar_str(k), &tmp);
 		if (key == NULL) {
 			cfg_error(ctx, k, "%s: unknown key", sub_path);
 			continue;
@@ -706,19 +645,36 @@ parse_value(struct cfg_ctx *ctx, const struct cfg_key *key,
 		break;
 	case CFG_MAP:
 		if (is_null(node))
-			parse_map(ctx, NULL, key->sub, path, field);
+			parse_map(ctx, NULL, key->sub, key->more, path, field);
 		else if (node->type != YAML_MAPPING_NODE)
 			cfg_error(ctx, node, "%s: wrong type: expected a "
 				  "mapping, got %s", path, node_kind_str(node));
 		else
-			parse_map(ctx, node, key->sub, path, field);
+			parse_map(ctx, node, key->sub, key->more, path, field);
 		break;
 	case CFG_CUSTOM:
 		key->parse(ctx, key, node, path, field);
 		break;
 	}
-	if (key->done != NULL && ctx->n_errors == errors_before)
+	if (ctx->n_errors != errors_before)
+		return;
+	if (key->done != NULL)
 		key->done(ctx, key, node, path, field);
+	if ((key->flags & CFG_NODE) && ctx->n_nodes < CFG_NODES_MAX) {
+		ctx->nodes[ctx->n_nodes].field = field;
+		ctx->nodes[ctx->n_nodes++].node = node;
+	}
+}
+
+/* The node the value of field came from (a key with CFG_NODE that parsed
+ * without error), or NULL. */
+static const yaml_node_t *
+cfg_node_of(const struct cfg_ctx *ctx, const void *field)
+{
+	for (unsigned int i = 0; i < ctx->n_nodes; i++)
+		if (ctx->nodes[i].field == field)
+			return ctx->nodes[i].node;
+	return NULL;
 }
 
 /* ---- hooks for rules a table cannot say ---- */
@@ -744,9 +700,10 @@ check_policy_params(struct cfg_ctx *ctx, const struct cfg_key *key,
 	(void)key;
 	(void)field;
 	ops = tlb_policy_find(ctx->cfg->policy.name);
-	if (ops == NULL || ops->check == NULL)
+	if (ops == NULL)
 		return;
-	if (ops->check(&ctx->cfg->policy.params, err, sizeof(err)) != 0)
+	if (tlb_policy_check_params(ops, &ctx->cfg->policy.params, err,
+				    sizeof(err)) != 0)
 		cfg_error(ctx, node, "%s: %s", path, err);
 }
 
@@ -775,26 +732,6 @@ mark_default_target(struct cfg_ctx *ctx, const struct cfg_key *key,
 	ctx->cfg->ports.has_default_target = true;
 }
 
-static void
-remember_main_lcore(struct cfg_ctx *ctx, const struct cfg_key *key,
-		    const yaml_node_t *node, const char *path, void *field)
-{
-	(void)key;
-	(void)path;
-	(void)field;
-	ctx->main_lcore_node = node;
-}
-
-static void
-remember_lcores(struct cfg_ctx *ctx, const struct cfg_key *key,
-		const yaml_node_t *node, const char *path, void *field)
-{
-	(void)key;
-	(void)path;
-	(void)field;
-	ctx->lcores_node = node;
-}
-
 /* datapath.tx_flush_us bounded nothing a request cares about (a partly
  * filled buffer could wait that long); its two jobs have their own keys.
  * Refused rather than mapped: the old value means neither. */
@@ -809,16 +746,6 @@ removed_tx_flush_us(struct cfg_ctx *ctx, const struct cfg_key *key,
 		  "every datapath.housekeeping_us", path, TLB_CFG_TX_HOLD_NS);
 }
 
-static void
-remember_transport(struct cfg_ctx *ctx, const struct cfg_key *key,
-		   const yaml_node_t *node, const char *path, void *field)
-{
-	(void)key;
-	(void)path;
-	(void)field;
-	ctx->transport_node = node;
-}
-
 /* Without host memory there is no ring to read credits from and no
  * doorbell to ring. */
 static void
@@ -829,11 +756,11 @@ check_transport(struct cfg_ctx *ctx)
 	if (cfg->host.transport != TLB_TRANSPORT_NONE)
 		return;
 	if (cfg->host.credits == TLB_CREDITS_RING)
-		cfg_error(ctx, ctx->transport_node,
+		cfg_error(ctx, cfg_node_of(ctx, &cfg->host.transport),
 			  "host.transport: none has no credit ring; set "
 			  "host.credits: inband");
 	if (cfg->kick.enabled)
-		cfg_error(ctx, ctx->transport_node,
+		cfg_error(ctx, cfg_node_of(ctx, &cfg->host.transport),
 			  "host.transport: none has no doorbell; the kick "
 			  "(kick.enabled) needs host.transport: shm");
 }
@@ -844,12 +771,12 @@ static void
 check_lcores(struct cfg_ctx *ctx)
 {
 	const struct tlb_config *cfg = ctx->cfg;
+	const yaml_node_t *lcores = cfg_node_of(ctx, cfg->datapath.lcores);
 	yaml_node_item_t *items = NULL;
 	unsigned int i;
 
-	if (ctx->lcores_node != NULL &&
-	    ctx->lcores_node->type == YAML_SEQUENCE_NODE)
-		items = ctx->lcores_node->data.sequence.items.start;
+	if (lcores != NULL && lcores->type == YAML_SEQUENCE_NODE)
+		items = lcores->data.sequence.items.start;
 	for (i = 0; i < cfg->datapath.n_lcores; i++) {
 		if (cfg->datapath.lcores[i] != cfg->eal.main_lcore)
 			continue;
@@ -859,7 +786,7 @@ check_lcores(struct cfg_ctx *ctx)
 				  "datapath.lcores[%u]: lcore %u is the EAL "
 				  "main lcore", i, cfg->eal.main_lcore);
 		else
-			cfg_error(ctx, ctx->main_lcore_node,
+			cfg_error(ctx, cfg_node_of(ctx, &cfg->eal.main_lcore),
 				  "eal.main_lcore: lcore %u is also a datapath "
 				  "lcore", cfg->eal.main_lcore);
 	}
@@ -867,17 +794,19 @@ check_lcores(struct cfg_ctx *ctx)
 
 static const struct cfg_key port_ref_keys[] = {
 	KEY_STR("port", struct tlb_port_ref, port,
-		CFG_REQUIRED | CFG_NONEMPTY, NULL),
-	KEY_UINT("queue", struct tlb_port_ref, queue, 0, UINT16_MAX, 0),
+		CFG_REQUIRED | CFG_NONEMPTY | CFG_RESTART, NULL),
+	KEY_UINT("queue", struct tlb_port_ref, queue, 0, UINT16_MAX,
+		 CFG_RESTART),
 	KEY_END,
 };
 
 static const struct cfg_key target_keys[] = {
 	KEY_UINT("core", struct tlb_target_cfg, core, 0, TLB_MAX_CORES - 1,
-		 CFG_REQUIRED),
+		 CFG_REQUIRED | CFG_RESTART),
 	KEY_STR("port", struct tlb_target_cfg, ref.port,
-		CFG_REQUIRED | CFG_NONEMPTY, NULL),
-	KEY_UINT("queue", struct tlb_target_cfg, ref.queue, 0, UINT16_MAX, 0),
+		CFG_REQUIRED | CFG_NONEMPTY | CFG_RESTART, NULL),
+	KEY_UINT("queue", struct tlb_target_cfg, ref.queue, 0, UINT16_MAX,
+		 CFG_RESTART),
 	KEY_END,
 };
 
@@ -927,7 +856,7 @@ parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 		}
 		memset(&t, 0, sizeof(t));
 		errors_before = ctx->n_errors;
-		parse_map(ctx, item, target_keys, ipath, &t);
+		parse_map(ctx, item, target_keys, NULL, ipath, &t);
 		if (ctx->n_errors != errors_before)
 			continue;
 		core_node = map_get(ctx->doc, item, "core");
@@ -951,32 +880,71 @@ parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 
 /* ---- the schema ---- */
 
+/* targets is parsed by parse_targets() into ports.targets and
+ * ports.n_targets. */
+static bool
+same_targets(const struct tlb_config *a, const struct tlb_config *b)
+{
+	return a->ports.n_targets == b->ports.n_targets &&
+	       memcmp(a->ports.targets, b->ports.targets,
+		      sizeof(a->ports.targets[0]) * a->ports.n_targets) == 0;
+}
+
+/* The policy section's keys past its name: the parameters of the
+ * policies, as their tables describe them. Each is a key of any policy
+ * (a parameter the chosen policy does not read is accepted and ignored),
+ * and a reload applies it with the policy. */
+static const struct cfg_key *
+policy_param_key(const char *name, struct cfg_key *tmp)
+{
+	const struct tlb_policy_param *param = tlb_policy_param_find(name);
+
+	if (param == NULL)
+		return NULL;
+	memset(tmp, 0, sizeof(*tmp));
+	tmp->name = param->name;
+	tmp->kind = param->type == TLB_PARAM_BOOL ? CFG_BOOL : CFG_UINT;
+	tmp->flags = CFG_RELOAD;
+	tmp->off = offsetof(struct tlb_config, policy.params) + param->off;
+	tmp->size = param->size;
+	tmp->min = param->min;
+	tmp->max = param->max;
+	return tmp;
+}
+
 #define C struct tlb_config
+#define RELOAD CFG_RELOAD
+#define RESTART CFG_RESTART
 
 static const struct cfg_key eal_keys[] = {
-	KEY_UINT_HOOK("main_lcore", C, eal.main_lcore, 0, UINT32_MAX, 0,
-		      remember_main_lcore),
-	KEY_UINT("memory_mb", C, eal.memory_mb, 16, 1048576, 0),
-	KEY_BOOL("no_huge", C, eal.no_huge),
-	KEY_BOOL("no_pci", C, eal.no_pci),
-	KEY_STR("file_prefix", C, eal.file_prefix, CFG_NONEMPTY, NULL),
-	KEY_STR_LIST("vdevs", C, eal.vdevs, eal.n_vdevs),
-	KEY_STR_LIST("args", C, eal.args, eal.n_args),
+	KEY_UINT("main_lcore", C, eal.main_lcore, 0, UINT32_MAX,
+		 RESTART | CFG_NODE),
+	KEY_UINT("memory_mb", C, eal.memory_mb, 16, 1048576, RESTART),
+	KEY_BOOL("no_huge", C, eal.no_huge, RESTART),
+	KEY_BOOL("no_pci", C, eal.no_pci, RESTART),
+	KEY_STR("file_prefix", C, eal.file_prefix, CFG_NONEMPTY | RESTART,
+		NULL),
+	KEY_STR_LIST("vdevs", C, eal.vdevs, eal.n_vdevs, RESTART),
+	KEY_STR_LIST("args", C, eal.args, eal.n_args, RESTART),
 	KEY_END,
 };
 
 static const struct cfg_key datapath_keys[] = {
 	KEY_UINT_LIST("lcores", C, datapath.lcores, datapath.n_lcores, 0,
-		      UINT32_MAX, 1, CFG_DISTINCT, remember_lcores),
-	KEY_UINT("burst", C, datapath.burst, 1, 512, 0),
-	KEY_UINT("tx_hold_ns", C, datapath.tx_hold_ns, 0, 1000000, 0),
-	KEY_UINT("housekeeping_us", C, datapath.housekeeping_us, 1, 10000, 0),
-	{ .name = "tx_flush_us", .kind = CFG_CUSTOM,
+		      UINT32_MAX, 1, CFG_DISTINCT | RESTART | CFG_NODE, NULL),
+	KEY_UINT("burst", C, datapath.burst, 1, 512, RESTART),
+	KEY_UINT("tx_hold_ns", C, datapath.tx_hold_ns, 0, 1000000, RESTART),
+	KEY_UINT("housekeeping_us", C, datapath.housekeeping_us, 1, 10000,
+		 RESTART),
+	/* refused whatever its value: stores nothing a reload could see */
+	{ .name = "tx_flush_us", .kind = CFG_CUSTOM, .flags = RELOAD,
 	  .parse = removed_tx_flush_us },
-	KEY_UINT("idle_sleep_us", C, datapath.idle_sleep_us, 0, 100000, 0),
-	KEY_UINT("rx_desc", C, datapath.rx_desc, 64, 16384, 0),
-	KEY_UINT("tx_desc", C, datapath.tx_desc, 64, 16384, 0),
-	KEY_UINT("mbufs", C, datapath.mbufs, 1024, 16777216, CFG_ZERO_OK),
+	KEY_UINT("idle_sleep_us", C, datapath.idle_sleep_us, 0, 100000,
+		 RESTART),
+	KEY_UINT("rx_desc", C, datapath.rx_desc, 64, 16384, RESTART),
+	KEY_UINT("tx_desc", C, datapath.tx_desc, 64, 16384, RESTART),
+	KEY_UINT("mbufs", C, datapath.mbufs, 1024, 16777216,
+		 CFG_ZERO_OK | RESTART),
 	KEY_END,
 };
 
@@ -985,60 +953,60 @@ static const struct cfg_key ports_keys[] = {
 		CFG_REQUIRED, NULL),
 	KEY_MAP("default_target", offsetof(C, ports.default_target),
 		port_ref_keys, 0, mark_default_target),
-	{ .name = "targets", .kind = CFG_CUSTOM, .flags = CFG_REQUIRED,
-	  .parse = parse_targets },
+	{ .name = "targets", .kind = CFG_CUSTOM,
+	  .flags = CFG_REQUIRED | RESTART, .parse = parse_targets,
+	  .same = same_targets },
 	KEY_END,
 };
 
 static const struct cfg_key rpc_keys[] = {
 	KEY_UINT_LIST("udp_ports", C, rpc.udp_ports, rpc.n_udp_ports, 1,
-		      UINT16_MAX, 1, CFG_DISTINCT, NULL),
+		      UINT16_MAX, 1, CFG_DISTINCT | RESTART, NULL),
 	KEY_END,
 };
 
 static const struct cfg_key policy_keys[] = {
-	KEY_STR("name", C, policy.name, CFG_NONEMPTY, check_policy_name),
-	KEY_UINT("d", C, policy.params.d, 2, 16, 0),
-	KEY_UINT("k", C, policy.params.k, 1, UINT16_MAX, 0),
-	KEY_UINT("seed", C, policy.params.seed, 0, UINT64_MAX, 0),
-	KEY_BOOL("prefer_running", C, policy.params.prefer_running),
+	KEY_STR("name", C, policy.name, CFG_NONEMPTY | RELOAD,
+		check_policy_name),
 	KEY_END,
 };
 
 static const struct cfg_key fifo_keys[] = {
-	KEY_UINT("capacity", C, fifo.capacity, 0, 1048576, 0),
+	KEY_UINT("capacity", C, fifo.capacity, 0, 1048576, RELOAD),
 	KEY_END,
 };
 
 static const struct cfg_key affinity_keys[] = {
-	KEY_UINT("entries", C, affinity.entries, 16, 1048576, CFG_POW2),
-	KEY_UINT("timeout_us", C, affinity.timeout_us, 1, 10000000, 0),
+	KEY_UINT("entries", C, affinity.entries, 16, 1048576,
+		 CFG_POW2 | RESTART),
+	KEY_UINT("timeout_us", C, affinity.timeout_us, 1, 10000000, RESTART),
 	KEY_END,
 };
 
 static const struct cfg_key host_keys[] = {
-	KEY_ENUM_HOOK("transport", C, host.transport, transport_names,
-		      remember_transport),
-	KEY_ENUM("credits", C, host.credits, credit_mode_names),
-	KEY_STR("credit_ring", C, host.credit_ring, 0, check_shm_name),
+	KEY_ENUM("transport", C, host.transport, transport_names,
+		 RESTART | CFG_NODE),
+	KEY_ENUM("credits", C, host.credits, credit_mode_names, RESTART),
+	KEY_STR("credit_ring", C, host.credit_ring, RESTART, check_shm_name),
 	KEY_UINT("ring_size", C, host.ring_size, 16, TLB_CR_MAX_RING,
-		 CFG_POW2),
-	KEY_UINT("write_off_us", C, host.write_off_us, 0, 600000000, 0),
+		 CFG_POW2 | RESTART),
 	KEY_UINT("stale_timeout_us", C, host.stale_timeout_us, 100, 60000000,
-		 0),
-	KEY_STR("group", C, host.group, 0, NULL),
+		 RELOAD),
+	KEY_UINT("write_off_us", C, host.write_off_us, 0, 600000000, RELOAD),
+	KEY_STR("group", C, host.group, RESTART, NULL),
 	KEY_END,
 };
 
 static const struct cfg_key kick_keys[] = {
-	KEY_BOOL("enabled", C, kick.enabled),
-	KEY_UINT("min_interval_us", C, kick.min_interval_us, 1, 1000000, 0),
-	KEY_UINT("stall_us", C, kick.stall_us, 0, 10000000, 0),
+	KEY_BOOL("enabled", C, kick.enabled, RESTART),
+	KEY_UINT("min_interval_us", C, kick.min_interval_us, 1, 1000000,
+		 RESTART),
+	KEY_UINT("stall_us", C, kick.stall_us, 0, 10000000, RESTART),
 	KEY_END,
 };
 
 static const struct cfg_key telemetry_keys[] = {
-	KEY_BOOL("enabled", C, telemetry.enabled),
+	KEY_BOOL("enabled", C, telemetry.enabled, RESTART),
 	KEY_END,
 };
 
@@ -1057,23 +1025,25 @@ check_listen(struct cfg_ctx *ctx, const struct cfg_key *key,
 }
 
 static const struct cfg_key metrics_keys[] = {
-	KEY_STR("listen", C, metrics.listen, 0, check_listen),
+	/* the endpoint is opened once, at start-up */
+	KEY_STR("listen", C, metrics.listen, RESTART, check_listen),
 	KEY_END,
 };
 
 static const struct cfg_key log_keys[] = {
-	KEY_ENUM("level", C, log.level, log_level_names),
+	KEY_ENUM("level", C, log.level, log_level_names, RELOAD),
 	KEY_END,
 };
 
 /* Sections share the base (the whole config): their tables use offsets
  * into struct tlb_config. */
-static const struct cfg_key root_keys[] = {
+const struct cfg_key tlb_cfg_root_keys[] = {
 	KEY_MAP("eal", 0, eal_keys, 0, NULL),
 	KEY_MAP("datapath", 0, datapath_keys, 0, NULL),
 	KEY_MAP("ports", 0, ports_keys, CFG_REQUIRED, NULL),
 	KEY_MAP("rpc", 0, rpc_keys, 0, NULL),
-	KEY_MAP("policy", 0, policy_keys, 0, check_policy_params),
+	{ .name = "policy", .kind = CFG_MAP, .sub = policy_keys,
+	  .more = policy_param_key, .done = check_policy_params },
 	KEY_MAP("fifo", 0, fifo_keys, 0, NULL),
 	KEY_MAP("affinity", 0, affinity_keys, 0, NULL),
 	KEY_MAP("host", 0, host_keys, 0, NULL),
@@ -1084,7 +1054,141 @@ static const struct cfg_key root_keys[] = {
 	KEY_END,
 };
 
+#undef RESTART
+#undef RELOAD
 #undef C
+
+/* ---- the reload ---- */
+
+int
+tlb_cfg_schema_check(const struct cfg_key *keys, const char *path,
+		     FILE *errs)
+{
+	char sub[CFG_PATH_MAX];
+	int bad = 0;
+
+	for (const struct cfg_key *key = keys; key->name != NULL; key++) {
+		unsigned int when = key->flags & (CFG_RELOAD | CFG_RESTART);
+		const char *why = NULL;
+
+		child_path(sub, sizeof(sub), path, key->name);
+		if (key->kind == CFG_MAP) {
+			if (when != 0)
+				why = "a mapping's keys say whether a reload "
+				      "can change them, not the mapping";
+			bad += tlb_cfg_schema_check(key->sub, sub, errs);
+		} else if (when == 0) {
+			why = "says neither CFG_RELOAD nor CFG_RESTART";
+		} else if (when == (CFG_RELOAD | CFG_RESTART)) {
+			why = "says both CFG_RELOAD and CFG_RESTART";
+		} else if (key->kind == CFG_CUSTOM && when == CFG_RESTART &&
+			   key->same == NULL) {
+			why = "needs a restart but has no .same to compare it";
+		}
+		if (why == NULL)
+			continue;
+		bad++;
+		if (errs != NULL)
+			fprintf(errs, "config schema: %s: %s\n", sub, why);
+	}
+	return bad;
+}
+
+/* Whether key's value (fields at a and b, the bases of its map) is the
+ * same in both configurations. */
+static bool
+key_same(const struct cfg_key *key, const struct tlb_config *ca,
+	 const struct tlb_config *cb, const char *a, const char *b)
+{
+	const char *fa = a + key->off, *fb = b + key->off;
+	unsigned int na, nb;
+
+	switch (key->kind) {
+	case CFG_UINT:
+		return memcmp(fa, fb, key->size) == 0;
+	case CFG_BOOL:
+		return *(const bool *)fa == *(const bool *)fb;
+	case CFG_STR:
+		return strncmp(fa, fb, key->size) == 0;
+	case CFG_ENUM:
+		return memcmp(fa, fb, sizeof(int)) == 0;
+	case CFG_STR_LIST:
+	case CFG_UINT_LIST:
+		memcpy(&na, a + key->count_off, sizeof(na));
+		memcpy(&nb, b + key->count_off, sizeof(nb));
+		if (na != nb)
+			return false;
+		if (key->kind == CFG_UINT_LIST)
+			return memcmp(fa, fb, (size_t)na * key->size) == 0;
+		for (unsigned int i = 0; i < na; i++)
+			if (strcmp(((char *const *)(const void *)fa)[i],
+				   ((char *const *)(const void *)fb)[i]) != 0)
+				return false;
+		return true;
+	case CFG_CUSTOM:
+		return key->same == NULL || key->same(ca, cb);
+	case CFG_MAP:
+		break;
+	}
+	return true;
+}
+
+/* The first key under keys that needs a restart and differs, or NULL. */
+static const struct cfg_key *
+restart_key(const struct cfg_key *keys, const struct tlb_config *ca,
+	    const struct tlb_config *cb, const char *a, const char *b)
+{
+	for (const struct cfg_key *key = keys; key->name != NULL; key++) {
+		const struct cfg_key *k;
+
+		if (key->kind == CFG_MAP) {
+			k = restart_key(key->sub, ca, cb, a + key->off,
+					b + key->off);
+			if (k != NULL)
+				return k;
+		} else if ((key->flags & CFG_RESTART) &&
+			   !key_same(key, ca, cb, a, b)) {
+			return key;
+		}
+	}
+	return NULL;
+}
+
+const char *
+tlb_config_needs_restart(const struct tlb_config *a,
+			 const struct tlb_config *b, char *buf, size_t len)
+{
+	for (const struct cfg_key *sec = tlb_cfg_root_keys; sec->name != NULL;
+	     sec++) {
+		const struct cfg_key *reload[8];
+		unsigned int n = 0;
+		char *at = buf;
+		size_t left = len;
+		int w;
+
+		if (restart_key(sec->sub, a, b, (const char *)a + sec->off,
+				(const char *)b + sec->off) == NULL)
+			continue;
+		/* the section, and which of its keys a reload can change */
+		for (const struct cfg_key *k = sec->sub; k->name != NULL; k++)
+			if ((k->flags & CFG_RELOAD) && k->kind != CFG_CUSTOM &&
+			    n < sizeof(reload) / sizeof(reload[0]))
+				reload[n++] = k;
+		w = snprintf(at, left, "%s", sec->name);
+		for (unsigned int i = 0; i < n && w >= 0 && (size_t)w < left;
+		     i++) {
+			at += w;
+			left -= (size_t)w;
+			w = snprintf(at, left, "%s%s.%s%s",
+				     i == 0 ? " (only " :
+				     i + 1 == n ? " and " : ", ",
+				     sec->name, reload[i]->name,
+				     i + 1 == n ? " can be reloaded)" : "");
+		}
+		return buf;
+	}
+	return NULL;
+}
 
 int
 tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a, char *err,
@@ -1229,7 +1333,7 @@ load_text(struct cfg_ctx *ctx, const char *text, size_t len)
 		cfg_error(ctx, root, "wrong type: expected a mapping of "
 			  "sections at the top, got %s", node_kind_str(root));
 	else
-		parse_map(ctx, root, root_keys, "", ctx->cfg);
+		parse_map(ctx, root, tlb_cfg_root_keys, NULL, "", ctx->cfg);
 	check_lcores(ctx);
 	check_transport(ctx);
 	ctx->doc = NULL;
@@ -1420,13 +1524,15 @@ tlb_log_level_str(enum tlb_log_level l)
 void
 tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len)
 {
-	char param[32] = "";
+	const struct tlb_policy_ops *ops = tlb_policy_find(cfg->policy.name);
+	char param[48] = "";
 
-	/* only the policies that read a parameter show it */
-	if (strcmp(cfg->policy.name, "pod") == 0)
-		snprintf(param, sizeof(param), " (d=%u)", cfg->policy.params.d);
-	else if (strcmp(cfg->policy.name, "jbsq") == 0)
-		snprintf(param, sizeof(param), " (k=%u)", cfg->policy.params.k);
+	/* the parameter of the policy's NAME:VALUE spec, where it has one */
+	if (ops != NULL && ops->spec_param != NULL)
+		snprintf(param, sizeof(param), " (%s=%" PRIu64 ")",
+			 ops->spec_param->name,
+			 tlb_policy_param_get(ops->spec_param,
+					      &cfg->policy.params));
 	snprintf(buf, len,
 		 "policy %s%s, %u target%s, uplink %s, %u datapath lcore%s, "
 		 "credits %s%s",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Internal: jlq's order of the cores by outstanding work (struct tlb_order
- * in turbolb/policy.h), kept from one pick to the next so that a pick
+ * Internal: jlq's order of the cores by outstanding work (struct tlb_order,
+ * jlq's state), kept from one pick to the next so that a pick
  * reads the least loaded core at the head instead of scanning the keys
  * the previous dispatch has just written.
  *
@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "turbolb/policy.h"
+#include "policy_impl.h"
 
 #if !defined(TLB_ARGMIN_PORTABLE) && defined(__SSE4_1__)
 #include <smmintrin.h>
@@ -38,7 +39,45 @@
 #define TLB_ORDER_NEON 1
 #endif
 
+/* The cores in order of outstanding work, kept from one pick to the
+ * next, the least loaded first and, among equal loads, the core picked
+ * longest ago (before any pick: in rotation from the cursor). A pick takes
+ * the first and puts it back where its key goes: the key the dispatch
+ * gives it, or its own key for a pick not charged (behind its equals). The
+ * order is exact for the view lv at key_gen == gen, and made again from
+ * the view whenever anything else wrote a key.
+ *
+ * Up to TLB_ORDER_CORES cores, a sorted list: key[j] is the view's work
+ * key of core id[j], ascending; lanes from n_cores on hold TLB_KEY_NONE;
+ * picked[i] is the stamp of core i's last pick. Over that, a tournament
+ * tree: leaf i, at node[leaves + i], is core i's work key in the high 32
+ * bits, then the stamp of its last pick (24 bits, renewed before
+ * TLB_ORDER_STAMP_END), then i (8 bits); each node is the least of its
+ * two children, so node[1] is the first core. */
+#define TLB_ORDER_CORES 16u
+#define TLB_ORDER_STAMP_END (1u << 24)
+
+struct tlb_order {
+	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
+	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
+	const struct tlb_load_view *lv; /* the view it was made from */
+	uint64_t gen;      /* lv->key_gen for which it is exact */
+	uint64_t stamp;    /* the next pick's */
+	uint64_t picked[TLB_ORDER_CORES];
+	uint32_t leaves;   /* tree: a power of 2 >= n_cores */
+	uint32_t depth;    /* log2(leaves) */
+	uint64_t node[2 * TLB_MAX_CORES];
+};
+
 _Static_assert(TLB_ORDER_CORES == 16, "four vectors of keys, one of ids");
+TLB_POLICY_STATE_FITS(struct tlb_order);
+
+/* jlq's state: its order. */
+static inline struct tlb_order *
+tlb_jlq_order(struct tlb_policy *p)
+{
+	return TLB_POLICY_STATE(p, struct tlb_order);
+}
 
 /* The head leaves and comes back with key x (x >= key[0]), behind
  * every key <= x. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The policy table and what policies share: init, spec parsing, the work
- * estimate, the argmin scan over the load view, the Toeplitz hash.
+ * The policy table and what policies share: their parameters (each
+ * described by its policy's table), init, spec parsing, the work estimate,
+ * the argmin scan over the load view, the Toeplitz hash.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,14 +36,180 @@ tlb_policy_find(const char *name)
 	return NULL;
 }
 
+/* Read by tlb_argmin(), so by every policy that uses it. */
+const struct tlb_policy_param tlb_param_prefer_running = TLB_POLICY_PARAM_BOOL(
+	"prefer_running", prefer_running, false,
+	"`jsq`/`jlq`/`jbsq`: among the least loaded cores, pick one whose "
+	"thread runs");
+
+bool
+tlb_policy_reads(const struct tlb_policy_ops *ops,
+		 const struct tlb_policy_param *param)
+{
+	for (const struct tlb_policy_param *const *q = ops->params;
+	     q != NULL && *q != NULL; q++)
+		if (*q == param)
+			return true;
+	return false;
+}
+
+size_t
+tlb_policy_params_all(const struct tlb_policy_param **out, size_t max)
+{
+	size_t n = 0;
+
+	/* Ordered by field: the smallest offset past the last one taken.
+	 * A parameter that several policies read is one descriptor. */
+	for (size_t last = 0, first = 1;; first = 0) {
+		const struct tlb_policy_param *next = NULL;
+
+		for (unsigned int i = 0; tlb_policies[i] != NULL; i++)
+			for (const struct tlb_policy_param *const *q =
+				     tlb_policies[i]->params;
+			     q != NULL && *q != NULL; q++)
+				if ((first || (*q)->off > last) &&
+				    (next == NULL || (*q)->off < next->off))
+					next = *q;
+		if (next == NULL)
+			return n;
+		if (n < max)
+			out[n] = next;
+		n++;
+		last = next->off;
+	}
+}
+
+const struct tlb_policy_param *
+tlb_policy_param_find(const char *name)
+{
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+
+	for (size_t i = 0; i < n && i < TLB_POLICY_PARAMS_MAX; i++)
+		if (strcmp(all[i]->name, name) == 0)
+			return all[i];
+	return NULL;
+}
+
+uint64_t
+tlb_policy_param_get(const struct tlb_policy_param *param,
+		     const struct tlb_policy_params *params)
+{
+	const char *f = (const char *)params + param->off;
+	uint32_t u32;
+	uint16_t u16;
+	uint64_t v;
+	bool b;
+
+	if (param->type == TLB_PARAM_BOOL) {
+		memcpy(&b, f, sizeof(b));
+		return b;
+	}
+	switch (param->size) {
+	case 2:
+		memcpy(&u16, f, 2);
+		return u16;
+	case 4:
+		memcpy(&u32, f, 4);
+		return u32;
+	case 8:
+		memcpy(&v, f, 8);
+		return v;
+	default:
+		return (uint8_t)*f;
+	}
+}
+
+void
+tlb_policy_param_set(const struct tlb_policy_param *param,
+		     struct tlb_policy_params *params, uint64_t v)
+{
+	char *f = (char *)params + param->off;
+	uint32_t u32 = (uint32_t)v;
+	uint16_t u16 = (uint16_t)v;
+	bool b = v != 0;
+
+	if (param->type == TLB_PARAM_BOOL) {
+		memcpy(f, &b, sizeof(b));
+		return;
+	}
+	switch (param->size) {
+	case 2:
+		memcpy(f, &u16, 2);
+		break;
+	case 4:
+		memcpy(f, &u32, 4);
+		break;
+	case 8:
+		memcpy(f, &v, 8);
+		break;
+	default:
+		*f = (char)(uint8_t)v;
+		break;
+	}
+}
+
 void
 tlb_policy_params_default(struct tlb_policy_params *params)
 {
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+
 	memset(params, 0, sizeof(*params));
-	params->d = 2;
-	params->k = 2;
-	params->seed = 1;
-	params->prefer_running = false;
+	for (size_t i = 0; i < n && i < TLB_POLICY_PARAMS_MAX; i++)
+		tlb_policy_param_set(all[i], params, all[i]->def);
+}
+
+void
+tlb_policy_params_format(const struct tlb_policy_params *params,
+			 const char *sep, char *buf, size_t len)
+{
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+	size_t at = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (size_t i = 0; i < n && i < TLB_POLICY_PARAMS_MAX && at < len;
+	     i++) {
+		uint64_t v = tlb_policy_param_get(all[i], params);
+		int w;
+
+		if (all[i]->type == TLB_PARAM_BOOL)
+			w = snprintf(buf + at, len - at, "%s%s=%s",
+				     i ? sep : "", all[i]->name,
+				     v ? "true" : "false");
+		else
+			w = snprintf(buf + at, len - at, "%s%s=%" PRIu64,
+				     i ? sep : "", all[i]->name, v);
+		if (w < 0)
+			return;
+		at += (size_t)w;
+	}
+}
+
+int
+tlb_policy_check_params(const struct tlb_policy_ops *ops,
+			const struct tlb_policy_params *params, char *err,
+			size_t errlen)
+{
+	for (const struct tlb_policy_param *const *q = ops->params;
+	     q != NULL && *q != NULL; q++) {
+		uint64_t v = tlb_policy_param_get(*q, params);
+
+		if ((*q)->type == TLB_PARAM_UINT &&
+		    (v < (*q)->min || v > (*q)->max)) {
+			snprintf(err, errlen,
+				 "%s: %s=%" PRIu64 " (must be %" PRIu64
+				 "..%" PRIu64 ")",
+				 ops->name, (*q)->name, v, (*q)->min,
+				 (*q)->max);
+			return -1;
+		}
+	}
+	if (ops->check != NULL)
+		return ops->check(params, err, errlen);
+	return 0;
 }
 
 int
@@ -67,26 +235,27 @@ tlb_policy_parse_spec(const char *spec, char name[TLB_POLICY_NAME_MAX],
 	if (colon == NULL)
 		return 0;
 
+	const struct tlb_policy_param *param = ops->spec_param;
+	size_t bytes = param != NULL ? param->size : sizeof(uint32_t);
 	const char *arg = colon + 1;
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	errno = 0;
-	v = strtoul(arg, &end, 10);
+	v = strtoull(arg, &end, 10);
+	/* The range is the policy's to check (tlb_policy_init()); here only
+	 * what the field can hold. */
 	if (*arg < '0' || *arg > '9' || *end != '\0' || errno != 0 ||
-	    v > UINT32_MAX) {
+	    (bytes < 8 && v >> (8 * bytes) != 0)) {
 		snprintf(err, errlen, "policy '%s': bad parameter '%s'", name,
 			 arg);
 		return -1;
 	}
-	if (strcmp(name, "pod") == 0) {
-		params->d = (uint32_t)v;
-	} else if (strcmp(name, "jbsq") == 0) {
-		params->k = (uint32_t)v;
-	} else {
+	if (param == NULL || param->type != TLB_PARAM_UINT) {
 		snprintf(err, errlen, "policy '%s' takes no parameter", name);
 		return -1;
 	}
+	tlb_policy_param_set(param, params, v);
 	return 0;
 }
 
@@ -106,7 +275,7 @@ tlb_policy_init(struct tlb_policy *p, const char *name,
 			 name, n_cores, TLB_MAX_CORES);
 		return -1;
 	}
-	if (ops->check != NULL && ops->check(params, err, errlen) != 0)
+	if (tlb_policy_check_params(ops, params, err, errlen) != 0)
 		return -1;
 
 	memset(p, 0, sizeof(*p));

@@ -16,6 +16,19 @@ extern const struct tlb_policy_ops tlb_policy_jsq;
 extern const struct tlb_policy_ops tlb_policy_jlq;
 extern const struct tlb_policy_ops tlb_policy_jbsq;
 
+/* A policy's own state: p->state as the policy file's struct type. Only
+ * that file (and its internal header) reads it. */
+#define TLB_POLICY_STATE(p, type) ((type *)(void *)(p)->state)
+/* At file scope in the policy's file: its state fits in p->state. */
+#define TLB_POLICY_STATE_FITS(type) \
+	_Static_assert(sizeof(type) <= TLB_POLICY_STATE_SIZE && \
+			       _Alignof(type) <= 64, \
+		       #type " fits in struct tlb_policy's state")
+
+/* Parameters several policies read, described once. */
+extern const struct tlb_policy_param tlb_param_seed;           /* random.c */
+extern const struct tlb_policy_param tlb_param_prefer_running; /* policy.c */
+
 /* A uniformly random eligible core, or -1 if none: a blind draw first
  * (usually eligible), then the k-th eligible core, which keeps the choice
  * uniform over eligible cores. */

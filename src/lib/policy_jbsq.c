@@ -4,20 +4,18 @@
  * caller keeps it in its NIC-side FIFO and asks again as credits return,
  * so queueing happens centrally, close to the cFCFS ideal.
  */
-#include <stdio.h>
-
 #include "policy_impl.h"
 
-static int
-jbsq_check(const struct tlb_policy_params *params, char *err, size_t errlen)
-{
-	if (params->k < 1 || params->k > UINT16_MAX) {
-		snprintf(err, errlen, "jbsq: k=%u (must be 1..%u)", params->k,
-			 UINT16_MAX);
-		return -1;
-	}
-	return 0;
-}
+static const struct tlb_policy_param jbsq_k = TLB_POLICY_PARAM_UINT(
+	"k", k, 1, UINT16_MAX, 2,
+	"`jbsq`: bound on requests outstanding per core; beyond it requests "
+	"wait in the FIFO");
+
+static const struct tlb_policy_param *const jbsq_params[] = {
+	&jbsq_k,
+	&tlb_param_prefer_running,
+	NULL,
+};
 
 static void
 jbsq_init(struct tlb_policy *p)
@@ -42,7 +40,8 @@ jbsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 const struct tlb_policy_ops tlb_policy_jbsq = {
 	.name = "jbsq",
 	.summary = "shortest queue bounded at k, else hold (jbsq:K)",
-	.check = jbsq_check,
+	.params = jbsq_params,
+	.spec_param = &jbsq_k,
 	.init = jbsq_init,
 	.pick = jbsq_pick,
 };

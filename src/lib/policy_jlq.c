@@ -5,7 +5,7 @@
  * (tlb_policy_work_estimate), charged at dispatch and echoed back.
  *
  * jlq keeps the cores in order of outstanding work (struct tlb_order,
- * src/lib/order.h): a sorted list up to TLB_ORDER_CORES cores, a
+ * its state, src/lib/order.h): a sorted list up to TLB_ORDER_CORES cores, a
  * tournament tree over that. Its dispatch (the pick and the charge
  * together, as the datapath calls it) takes the first core, moves it where
  * the key the request gives it goes, and writes the same key into the
@@ -164,7 +164,7 @@ static __attribute__((noinline)) int
 jlq_pick_order(struct tlb_policy *p, const struct tlb_load_view *lv,
 	       uint32_t add, bool *ordered)
 {
-	struct tlb_order *o = &p->order;
+	struct tlb_order *o = tlb_jlq_order(p);
 	uint32_t n = p->n_cores, key, i;
 	uint64_t x;
 
@@ -231,7 +231,7 @@ jlq_dispatch_slow(struct tlb_policy *p, struct tlb_load_view *lv,
 	if (c >= 0) {
 		tlb_lv_on_dispatch(lv, (uint32_t)c, work_ns);
 		if (ordered)
-			p->order.gen = lv->key_gen;
+			tlb_jlq_order(p)->gen = lv->key_gen;
 	}
 	return c;
 }
@@ -245,7 +245,7 @@ static int
 jlq_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
 	     const struct tlb_request_info *req, uint32_t work_ns)
 {
-	struct tlb_order *o = &p->order;
+	struct tlb_order *o = tlb_jlq_order(p);
 
 	(void)req;
 	if (__builtin_expect(order_exact(o, lv), 1)) {
@@ -275,9 +275,15 @@ jlq_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
 	return jlq_dispatch_slow(p, lv, work_ns);
 }
 
+static const struct tlb_policy_param *const jlq_params[] = {
+	&tlb_param_prefer_running,
+	NULL,
+};
+
 const struct tlb_policy_ops tlb_policy_jlq = {
 	.name = "jlq",
 	.summary = "least outstanding work (service-time hints)",
+	.params = jlq_params,
 	.pick = jlq_pick,
 	.dispatch = jlq_dispatch,
 };

@@ -15,8 +15,14 @@ jsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	return i < 0 ? TLB_PICK_NONE : i;
 }
 
+static const struct tlb_policy_param *const jsq_params[] = {
+	&tlb_param_prefer_running,
+	NULL,
+};
+
 const struct tlb_policy_ops tlb_policy_jsq = {
 	.name = "jsq",
 	.summary = "fewest outstanding requests",
+	.params = jsq_params,
 	.pick = jsq_pick,
 };

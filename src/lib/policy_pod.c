@@ -2,22 +2,16 @@
  * pod: power of d choices. Sample d eligible cores at random and take the
  * one with the fewest outstanding requests (first sampled on a tie).
  */
-#include <stdio.h>
-
 #include "policy_impl.h"
 
-#define POD_MAX_D 16u
+static const struct tlb_policy_param pod_d = TLB_POLICY_PARAM_UINT(
+	"d", d, 2, 16, 2, "`pod`: cores sampled per request");
 
-static int
-pod_check(const struct tlb_policy_params *params, char *err, size_t errlen)
-{
-	if (params->d < 2 || params->d > POD_MAX_D) {
-		snprintf(err, errlen, "pod: d=%u (must be 2..%u)", params->d,
-			 POD_MAX_D);
-		return -1;
-	}
-	return 0;
-}
+static const struct tlb_policy_param *const pod_params[] = {
+	&pod_d,
+	&tlb_param_seed,
+	NULL,
+};
 
 static int
 pod_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
@@ -44,6 +38,7 @@ pod_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 const struct tlb_policy_ops tlb_policy_pod = {
 	.name = "pod",
 	.summary = "power of d choices on outstanding requests (pod:D)",
-	.check = pod_check,
+	.params = pod_params,
+	.spec_param = &pod_d,
 	.pick = pod_pick,
 };

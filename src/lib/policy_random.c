@@ -3,6 +3,14 @@
  */
 #include "policy_impl.h"
 
+const struct tlb_policy_param tlb_param_seed = TLB_POLICY_PARAM_UINT(
+	"seed", seed, 0, UINT64_MAX, 1, "seed of `random` and `pod`");
+
+static const struct tlb_policy_param *const random_params[] = {
+	&tlb_param_seed,
+	NULL,
+};
+
 int
 tlb_policy_random_eligible(struct tlb_policy *p, const struct tlb_load_view *lv)
 {
@@ -36,5 +44,6 @@ random_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 const struct tlb_policy_ops tlb_policy_random = {
 	.name = "random",
 	.summary = "uniformly random eligible core",
+	.params = random_params,
 	.pick = random_pick,
 };

@@ -12,6 +12,16 @@
 
 #define RSS_RETA_SIZE 128u
 
+struct rss_state {
+	uint8_t reta[RSS_RETA_SIZE]; /* indirection table over cores */
+	uint8_t key[40];             /* the hash key */
+	/* Toeplitz hash of key by table, one entry per input nibble
+	 * position and value (36 input bytes), instead of 8 steps per byte */
+	uint32_t tab[72][16];
+};
+
+TLB_POLICY_STATE_FITS(struct rss_state);
+
 /* The 32 key bits starting at bit j (most significant first). */
 static uint32_t
 key_window(const uint8_t key[40], unsigned int j)
@@ -26,9 +36,11 @@ key_window(const uint8_t key[40], unsigned int j)
 static void
 rss_init(struct tlb_policy *p)
 {
-	memcpy(p->rss_key, tlb_rss_default_key, sizeof(p->rss_key));
+	struct rss_state *s = TLB_POLICY_STATE(p, struct rss_state);
+
+	memcpy(s->key, tlb_rss_default_key, sizeof(s->key));
 	for (unsigned int i = 0; i < RSS_RETA_SIZE; i++)
-		p->reta[i] = (uint8_t)(i % p->n_cores);
+		s->reta[i] = (uint8_t)(i % p->n_cores);
 	/* Input bit j (MSB first) contributes the key window at j, so a
 	 * nibble at position q contributes the XOR of the windows of its set
 	 * bits. */
@@ -38,8 +50,8 @@ rss_init(struct tlb_policy *p)
 
 			for (unsigned int b = 0; b < 4; b++)
 				if (x & (8u >> b))
-					h ^= key_window(p->rss_key, 4 * q + b);
-			p->rss_tab[q][x] = h;
+					h ^= key_window(s->key, 4 * q + b);
+			s->tab[q][x] = h;
 		}
 }
 
@@ -64,15 +76,14 @@ rss_input(const struct tlb_flow_key *k, uint8_t in[36])
 
 /* tlb_rss_hash_flow() with the tables: same input, same hash. */
 static uint32_t
-rss_hash_tab(const struct tlb_policy *p, const struct tlb_flow_key *k)
+rss_hash_tab(const struct rss_state *s, const struct tlb_flow_key *k)
 {
 	uint8_t in[36];
 	size_t len = rss_input(k, in);
 	uint32_t h = 0;
 
 	for (size_t i = 0; i < len; i++)
-		h ^= p->rss_tab[2 * i][in[i] >> 4] ^
-		     p->rss_tab[2 * i + 1][in[i] & 0x0f];
+		h ^= s->tab[2 * i][in[i] >> 4] ^ s->tab[2 * i + 1][in[i] & 0x0f];
 	return h;
 }
 
@@ -89,9 +100,10 @@ static int
 rss_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
+	const struct rss_state *s = TLB_POLICY_STATE(p, struct rss_state);
 	uint32_t n = p->n_cores;
-	uint32_t h = req->key ? rss_hash_tab(p, req->key) : 0;
-	uint32_t i = p->reta[h % RSS_RETA_SIZE];
+	uint32_t h = req->key ? rss_hash_tab(s, req->key) : 0;
+	uint32_t i = s->reta[h % RSS_RETA_SIZE];
 
 	for (uint32_t j = 0; j < n; j++, i = i + 1 == n ? 0 : i + 1)
 		if (tlb_lv_eligible(lv, i))

@@ -827,25 +827,17 @@ show_config(const json_t *v)
 	return EXIT_OK;
 }
 
-/* The policy and only the parameters it reads (docs/configuration.md). */
+/* The policy and only the parameters it reads: those the daemon names in
+ * "policy_params", from the policy's own table. */
 static int
 show_policy(const json_t *cfg)
 {
-	static const struct {
-		const char *policy;
-		const char *param;
-	} uses[] = {
-		{ "pod", "d" },
-		{ "pod", "seed" },
-		{ "random", "seed" },
-		{ "jbsq", "k" },
-		{ "jsq", "prefer_running" },
-		{ "jlq", "prefer_running" },
-		{ "jbsq", "prefer_running" },
-	};
 	const json_t *name = json_object_get(cfg, "policy");
+	const json_t *reads = json_object_get(cfg, "policy_params");
+	const char *list = json_is_string(reads) ? json_string_value(reads) :
+						   "";
 	const char *sep = " (";
-	char val[64];
+	char val[64], param[64];
 
 	if (!json_is_string(name)) {
 		fprintf(stderr, "turbolbctl: turbolbd reports no policy (no "
@@ -853,14 +845,16 @@ show_policy(const json_t *cfg)
 		return EXIT_UNSUPPORTED;
 	}
 	printf("%s", json_string_value(name));
-	for (size_t i = 0; i < sizeof(uses) / sizeof(uses[0]); i++) {
-		const json_t *p = json_object_get(cfg, uses[i].param);
+	for (size_t len; *list != '\0'; list += len + (list[len] == ' ')) {
+		const json_t *p;
 
-		if (strcmp(uses[i].policy, json_string_value(name)) != 0 ||
-		    p == NULL)
+		len = strcspn(list, " ");
+		snprintf(param, sizeof(param), "%.*s", (int)len, list);
+		p = json_object_get(cfg, param);
+		if (p == NULL)
 			continue;
 		fmt_value(p, val, sizeof(val));
-		printf("%s%s=%s", sep, uses[i].param, val);
+		printf("%s%s=%s", sep, param, val);
 		sep = ", ";
 	}
 	printf("%s\n", sep[0] == ',' ? ")" : "");

@@ -139,8 +139,8 @@ check_valid(const struct tlb_config *cfg)
 	CHECK(ops != NULL);
 	/* turbolbd hands these to tlb_policy_init(), which runs the same
 	 * check: a loaded config must not fail there. */
-	if (ops->check != NULL)
-		CHECK(ops->check(&cfg->policy.params, err, sizeof(err)) == 0);
+	CHECK(tlb_policy_check_params(ops, &cfg->policy.params, err,
+				      sizeof(err)) == 0);
 
 	CHECK(cfg->fifo.capacity <= 1048576);
 	CHECK(pow2(cfg->affinity.entries) && cfg->affinity.entries >= 16 &&

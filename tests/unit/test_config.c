@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "turbolb/config.h"
+#include "config_schema.h"
 
 #ifndef TLB_SRCDIR
 #error "build with -DTLB_SRCDIR=\"<repository root>\""
@@ -836,6 +837,167 @@ test_summary_and_names(void **state)
 	assert_string_equal(tlb_log_level_str(TLB_LOG_DEBUG), "debug");
 }
 
+/* ---- the reload ---- */
+
+/* Every key of the real schema says whether a reload can change it. */
+static void
+test_schema_reload_flags(void **state)
+{
+	(void)state;
+	assert_int_equal(tlb_cfg_schema_check(tlb_cfg_root_keys, "", stderr),
+			 0);
+}
+
+static void
+custom_parse(struct cfg_ctx *ctx, const struct cfg_key *key,
+	     const yaml_node_t *node, const char *path, void *field)
+{
+	(void)ctx;
+	(void)key;
+	(void)node;
+	(void)path;
+	(void)field;
+}
+
+/* A key added without the flag, or with both, is caught, and named. */
+static void
+test_schema_check_catches(void **state)
+{
+	struct toy {
+		uint32_t a, b, c;
+		bool d;
+	};
+	static const struct cfg_key inner[] = {
+		KEY_UINT("fine", struct toy, a, 0, 9, CFG_RESTART),
+		KEY_BOOL("forgot", struct toy, d, 0),
+		KEY_END,
+	};
+	static const struct cfg_key keys[] = {
+		KEY_UINT("reloads", struct toy, a, 0, 9, CFG_RELOAD),
+		KEY_UINT("restarts", struct toy, b, 0, 9, CFG_RESTART),
+		KEY_UINT("new_key", struct toy, c, 0, 9, 0),
+		KEY_UINT("both", struct toy, c, 0, 9,
+			 CFG_RELOAD | CFG_RESTART),
+		{ .name = "custom", .kind = CFG_CUSTOM, .flags = CFG_RESTART,
+		  .parse = custom_parse },
+		KEY_MAP("flagged_map", 0, inner, CFG_RESTART, NULL),
+		KEY_END,
+	};
+	static const struct cfg_key good[] = {
+		KEY_UINT("reloads", struct toy, a, 0, 9, CFG_RELOAD),
+		KEY_MAP("map", 0, inner, 0, NULL),
+		KEY_END,
+	};
+	char *msgs = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&msgs, &len);
+	assert_non_null(f);
+	/* new_key, both, custom, flagged_map and flagged_map.forgot */
+	assert_int_equal(tlb_cfg_schema_check(keys, "toy", f), 5);
+	fclose(f);
+	assert_non_null(strstr(msgs, "toy.new_key: says neither"));
+	assert_non_null(strstr(msgs, "toy.both: says both"));
+	assert_non_null(strstr(msgs, "toy.custom: needs a restart"));
+	assert_non_null(strstr(msgs, "toy.flagged_map: a mapping"));
+	assert_non_null(strstr(msgs, "toy.flagged_map.forgot: says neither"));
+	assert_null(strstr(msgs, "reloads"));
+	assert_null(strstr(msgs, "restarts"));
+	assert_null(strstr(msgs, ".fine"));
+	free(msgs);
+	/* one bad key under a good mapping still counts */
+	assert_int_equal(tlb_cfg_schema_check(good, "", NULL), 1);
+}
+
+/* What a reload from BASE to BASE + extra says: NULL (reloadable) or the
+ * section that needs a restart. */
+static void
+expect_reload(const char *extra, const char *want)
+{
+	struct tlb_config a, b;
+	char *text = concat3(BASE, extra, "");
+	char buf[128];
+	const char *got;
+
+	assert_int_equal(tlb_config_load_buffer("a", BASE, strlen(BASE), &a,
+						stderr), 0);
+	assert_int_equal(tlb_config_load_buffer("b", text, strlen(text), &b,
+						stderr), 0);
+	got = tlb_config_needs_restart(&a, &b, buf, sizeof(buf));
+	if (want == NULL && got != NULL)
+		fail_msg("%s: needs a restart (%s)", extra, got);
+	if (want != NULL && (got == NULL || strcmp(got, want) != 0))
+		fail_msg("%s: '%s', expected '%s'", extra,
+			 got ? got : "(reloadable)", want);
+	/* the other way round, the same */
+	got = tlb_config_needs_restart(&b, &a, buf, sizeof(buf));
+	assert_true((got == NULL) == (want == NULL));
+	tlb_config_free(&a);
+	tlb_config_free(&b);
+	free(text);
+}
+
+static void
+test_needs_restart(void **state)
+{
+	(void)state;
+	expect_reload("", NULL);
+	expect_reload("policy: { name: jbsq, k: 4, d: 3, seed: 7, "
+		      "prefer_running: true }\n", NULL);
+	expect_reload("fifo: { capacity: 16 }\n", NULL);
+	expect_reload("host: { stale_timeout_us: 500, write_off_us: 7 }\n",
+		      NULL);
+	expect_reload("log: { level: debug }\n", NULL);
+	expect_reload("eal: { vdevs: [ net_null0 ] }\n", "eal");
+	expect_reload("eal: { main_lcore: 3 }\n", "eal");
+	expect_reload("datapath: { burst: 16 }\n", "datapath");
+	expect_reload("datapath: { lcores: [ 1, 2 ] }\n", "datapath");
+	expect_reload("rpc: { udp_ports: [ 9001 ] }\n", "rpc");
+	expect_reload("affinity: { timeout_us: 5 }\n", "affinity");
+	expect_reload("host: { ring_size: 64 }\n",
+		      "host (only host.stale_timeout_us and "
+		      "host.write_off_us can be reloaded)");
+	expect_reload("kick: { enabled: true }\n", "kick");
+	expect_reload("telemetry: { enabled: false }\n", "telemetry");
+	expect_reload("metrics: { listen: \"127.0.0.1:9100\" }\n", "metrics");
+}
+
+/* The ports section is BASE's own: another target, another uplink. */
+static void
+test_needs_restart_ports(void **state)
+{
+	static const char *const other[] = {
+		"ports:\n  uplink: { port: up0 }\n"
+		"  targets: [ { core: 0, port: host1 } ]\n",
+		"ports:\n  uplink: { port: up1 }\n"
+		"  targets: [ { core: 0, port: host0 } ]\n",
+		"ports:\n  uplink: { port: up0 }\n"
+		"  default_target: { port: slow0 }\n"
+		"  targets: [ { core: 0, port: host0 } ]\n",
+		"ports:\n  uplink: { port: up0 }\n"
+		"  targets: [ { core: 0, port: host0 },\n"
+		"             { core: 1, port: host1 } ]\n",
+	};
+	struct tlb_config a, b;
+	char buf[128];
+
+	(void)state;
+	assert_int_equal(tlb_config_load_buffer("a", BASE, strlen(BASE), &a,
+						stderr), 0);
+	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
+		assert_int_equal(tlb_config_load_buffer("b", other[i],
+							strlen(other[i]), &b,
+							stderr), 0);
+		assert_string_equal(tlb_config_needs_restart(&a, &b, buf,
+							     sizeof(buf)),
+				    "ports");
+		tlb_config_free(&b);
+	}
+	tlb_config_free(&a);
+}
+
 int
 main(void)
 {
@@ -856,6 +1018,10 @@ main(void)
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_string_limits),
 		cmocka_unit_test(test_summary_and_names),
+		cmocka_unit_test(test_schema_reload_flags),
+		cmocka_unit_test(test_schema_check_catches),
+		cmocka_unit_test(test_needs_restart),
+		cmocka_unit_test(test_needs_restart_ports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

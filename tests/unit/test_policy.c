@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "turbolb/policy.h"
+#include "order.h"
 
 static struct tlb_load_view lv;
 static struct tlb_policy pol;
@@ -79,9 +80,13 @@ test_table(void **state)
 		assert_non_null(ops->pick);
 		assert_non_null(ops->summary);
 	}
-	while (tlb_policies[n] != NULL)
+	/* every entry of the table is found by its name */
+	while (tlb_policies[n] != NULL) {
+		assert_ptr_equal(tlb_policy_find(tlb_policies[n]->name),
+				 tlb_policies[n]);
 		n++;
-	assert_int_equal(n, 7);
+	}
+	assert_true(n >= 7);
 	assert_null(tlb_policy_find("cfcfs"));
 	assert_null(tlb_policy_find(""));
 }
@@ -120,6 +125,128 @@ test_parse_spec(void **state)
 					       sizeof(err)), -1);
 	assert_int_equal(tlb_policy_parse_spec("", name, &pp, err,
 					       sizeof(err)), -1);
+}
+
+/* Each parameter is one descriptor: every one a policy reads is listed by
+ * tlb_policy_params_all() (names and fields distinct, or one would hide
+ * the other), in range by default, and a policy's spec parameter is one it
+ * reads. */
+static void
+test_param_tables(void **state)
+{
+	const struct tlb_policy_param *all[TLB_POLICY_PARAMS_MAX];
+	size_t n = tlb_policy_params_all(all, TLB_POLICY_PARAMS_MAX);
+	struct tlb_policy_params pp;
+
+	(void)state;
+	assert_in_range(n, 1, TLB_POLICY_PARAMS_MAX);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(all[i]->off + all[i]->size <= sizeof(pp));
+		assert_true(all[i]->def >= all[i]->min &&
+			    all[i]->def <= all[i]->max);
+		assert_non_null(all[i]->text);
+		assert_ptr_equal(tlb_policy_param_find(all[i]->name), all[i]);
+		for (size_t j = 0; j < i; j++) {
+			assert_true(all[j]->off + all[j]->size <= all[i]->off);
+			assert_string_not_equal(all[j]->name, all[i]->name);
+		}
+	}
+	for (unsigned int p = 0; tlb_policies[p] != NULL; p++) {
+		const struct tlb_policy_ops *ops = tlb_policies[p];
+
+		for (const struct tlb_policy_param *const *q = ops->params;
+		     q != NULL && *q != NULL; q++) {
+			size_t i = 0;
+
+			while (i < n && all[i] != *q)
+				i++;
+			assert_true(i < n);
+			assert_true(tlb_policy_reads(ops, *q));
+		}
+		if (ops->spec_param != NULL) {
+			assert_true(tlb_policy_reads(ops, ops->spec_param));
+			assert_int_equal(ops->spec_param->type, TLB_PARAM_UINT);
+		}
+	}
+	assert_null(tlb_policy_param_find("nosuch"));
+
+	/* the defaults are the tables' */
+	memset(&pp, 0xa5, sizeof(pp));
+	tlb_policy_params_default(&pp);
+	assert_int_equal(pp.d, 2);
+	assert_int_equal(pp.k, 2);
+	assert_int_equal(pp.seed, 1);
+	assert_false(pp.prefer_running);
+	tlb_policy_params_format(&pp, " ", err, sizeof(err));
+	assert_non_null(strstr(err, "d=2 k=2 seed=1 prefer_running=false"));
+	pp.prefer_running = true;
+	pp.seed = UINT64_MAX;
+	tlb_policy_params_format(&pp, ", ", err, sizeof(err));
+	assert_non_null(strstr(err, "d=2, k=2, seed=18446744073709551615, "
+				    "prefer_running=true"));
+	/* who reads what */
+	assert_true(tlb_policy_reads(tlb_policy_find("pod"),
+				     tlb_policy_param_find("d")));
+	assert_true(tlb_policy_reads(tlb_policy_find("pod"),
+				     tlb_policy_param_find("seed")));
+	assert_false(tlb_policy_reads(tlb_policy_find("jsq"),
+				      tlb_policy_param_find("seed")));
+	assert_true(tlb_policy_reads(tlb_policy_find("jlq"),
+				     tlb_policy_param_find("prefer_running")));
+	assert_false(tlb_policy_reads(tlb_policy_find("rr"),
+				      tlb_policy_param_find("k")));
+}
+
+/* A policy that is only its table: the generic code checks its ranges and
+ * parses its spec, with nothing else to edit. */
+static int
+test_only_pick(struct tlb_policy *p, const struct tlb_load_view *v,
+	       const struct tlb_request_info *req)
+{
+	(void)p;
+	(void)v;
+	(void)req;
+	return 0;
+}
+
+static void
+test_param_table_generic(void **state)
+{
+	static const struct tlb_policy_param width = TLB_POLICY_PARAM_UINT(
+		"k", k, 3, 9, 3, "a made-up parameter");
+	static const struct tlb_policy_param *const params[] = { &width,
+								  NULL };
+	const struct tlb_policy_ops ops = { .name = "made_up",
+					    .params = params,
+					    .spec_param = &width,
+					    .pick = test_only_pick };
+	struct tlb_policy_params pp;
+
+	(void)state;
+	tlb_policy_params_default(&pp);
+	pp.k = 2;
+	assert_int_equal(tlb_policy_check_params(&ops, &pp, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "made_up: k=2 (must be 3..9)");
+	pp.k = 10;
+	assert_int_equal(tlb_policy_check_params(&ops, &pp, err, sizeof(err)),
+			 -1);
+	pp.k = 9;
+	assert_int_equal(tlb_policy_check_params(&ops, &pp, err, sizeof(err)),
+			 0);
+	pp.k = 3;
+	assert_int_equal(tlb_policy_check_params(&ops, &pp, err, sizeof(err)),
+			 0);
+	/* a value past the field's width is refused by the spec parser */
+	assert_int_equal(tlb_policy_parse_spec("jbsq:4294967296", err, &pp,
+					       err + TLB_POLICY_NAME_MAX,
+					       sizeof(err) - TLB_POLICY_NAME_MAX),
+			 -1);
+	assert_int_equal(tlb_policy_parse_spec("jbsq:4294967295", err, &pp,
+					       err + TLB_POLICY_NAME_MAX,
+					       sizeof(err) - TLB_POLICY_NAME_MAX),
+			 0);
+	assert_int_equal(pp.k, UINT32_MAX);
 }
 
 static void
@@ -219,7 +346,7 @@ test_rss_flow_sticks(void **state)
 					 first);
 		/* The same answer as hash -> indirection table. */
 		uint32_t h = tlb_rss_hash_flow(tlb_rss_default_key, &k);
-		assert_int_equal(first, pol.reta[h % 128]);
+		assert_int_equal(first, (int)(h % 128 % 4));
 		per_core[first]++;
 	}
 	/* 2000 flows over 4 cores: each gets a fair share, roughly. */
@@ -659,8 +786,8 @@ test_argmin_matches_scan(void **state)
 
 			make(names[a], n, &pp);
 			for (unsigned int step = 0; step < 4000; step++) {
-				if (step == 2000 && pol.order.leaves != 0)
-					pol.order.stamp = TLB_ORDER_STAMP_END - 3;
+				if (step == 2000 && tlb_jlq_order(&pol)->leaves != 0)
+					tlb_jlq_order(&pol)->stamp = TLB_ORDER_STAMP_END - 3;
 				unsigned int writes = rnd(4) == 0 ?
 					1 + rnd(20) : rnd(2);
 
@@ -875,14 +1002,14 @@ test_jlq_order_round(void **state)
 						      tlb_policy_work_estimate(&pol, &req));
 
 			assert_int_equal(got, (int)((5 + step) % n));
-			assert_true((pol.order.leaves != 0) == tree &&
-				    pol.order.gen == lv.key_gen);
+			assert_true((tlb_jlq_order(&pol)->leaves != 0) == tree &&
+				    tlb_jlq_order(&pol)->gen == lv.key_gen);
 		}
 		/* a view written elsewhere: made again, the idler core
 		 * first */
 		tlb_lv_on_complete(&lv, 9, 3, 3000);
 		assert_int_equal(pick(), 9);
-		assert_true(pol.order.gen == lv.key_gen);
+		assert_true(tlb_jlq_order(&pol)->gen == lv.key_gen);
 		/* a pick not charged changes no key: still the idlest */
 		assert_int_equal(pick(), 9);
 		for (int j = 0; j < 2; j++) { /* 8000, 9000 */
@@ -947,6 +1074,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_parse_spec),
+		cmocka_unit_test(test_param_tables),
+		cmocka_unit_test(test_param_table_generic),
 		cmocka_unit_test(test_init_errors),
 		cmocka_unit_test(test_policy_bound),
 		cmocka_unit_test(test_toeplitz_vectors),
