@@ -9,7 +9,7 @@
  *  - the agent's decision, kick_step(), on constructed states: when it
  *    boosts, when a boost ends by drain and when by the time bound;
  *  - the parser of perf context-switch records.
- * kickd.c is included with TLB_KICKD_TEST: only its pure part is built.
+ * src/kickd/main.c is included with TLB_KICKD_TEST: only its pure part is built.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,7 +27,7 @@
 #include "turbolb/host.h"
 
 #define TLB_KICKD_TEST
-#include "../../src/host/kickd.c"
+#include "../../src/kickd/main.c"
 
 #define ERRLEN 256
 #define US 1000ull

@@ -6,7 +6,7 @@
  * Modes: spin (busy-waits for the request's service-time hint: the Turbo
  * evaluation's synthetic server), kv (GET/PUT/DEL on an in-memory table
  * shared by all cores) and emulate (one worker lcore carries every logical
- * core as an emulated FIFO server in TSC time, src/host/emu.h: a request
+ * core as an emulated FIFO server in TSC time, src/server/emu.h: a request
  * completes at max(its arrival, the core's previous completion) + its
  * service-time hint, and its response leaves then). With a
  * credit ring it reports completions, run state and heartbeats through
