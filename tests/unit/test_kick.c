@@ -9,7 +9,7 @@
  *  - the agent's decision, kick_step(), on constructed states: when it
  *    boosts, when a boost ends by drain and when by the time bound;
  *  - the parser of perf context-switch records.
- * src/kickd/main.c is included with TLB_KICKD_TEST: only its pure part is built.
+ * The agent's decision logic is src/kickd/kick.c, linked as a library.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,14 +20,17 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
+#include "turbolb/credit_ring.h"
 #include "turbolb/host.h"
 
-#define TLB_KICKD_TEST
-#include "../../src/kickd/main.c"
+#include "kick.h"
 
 #define ERRLEN 256
 #define US 1000ull
