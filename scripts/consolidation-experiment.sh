@@ -71,7 +71,7 @@ if [ "$PRIO" = 1 ] && [ -z "${TLB_CONSOLIDATION_SESSION:-}" ]; then
 fi
 
 . "$top/scripts/lib/topology.sh"
-KICKD=${KICKD:-$TOPO_BUILD/src/host/turbolb-kickd}
+KICKD=${KICKD:-$TOPO_BUILD/src/kickd/turbolb-kickd}
 for b in "$TLBD" "$TLBSRV" "$TLBLG" "$KICKD"; do
 	[ "$SUMMARY_ONLY" != 1 ] || break
 	[ -x "$b" ] || { echo "consolidation-experiment: $b not built (BUILD=$BUILD)" >&2; exit 1; }

@@ -23,7 +23,7 @@ case $BUILD in
 *) TOPO_BUILD=$TOPO_TOP/$BUILD ;;
 esac
 TLBD=${TLBD_CMD:-$TOPO_BUILD/src/daemon/turbolbd}
-TLBSRV=$TOPO_BUILD/src/host/turbolb-server
+TLBSRV=$TOPO_BUILD/src/server/turbolb-server
 TLBLG=$TOPO_BUILD/src/loadgen/turbolb-loadgen
 
 topo_log() { printf '%s\n' "$*" >&2; }

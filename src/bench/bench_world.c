@@ -20,6 +20,7 @@
 
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
+#include "frames.h"
 #include "port.h"
 #include "bench.h"
 
@@ -81,41 +82,26 @@ bench_flow_hint(unsigned int flow, enum bench_mode mode)
 static struct tlb_frame_addrs
 flow_addrs(unsigned int flow)
 {
-	struct tlb_frame_addrs a;
+	const uint8_t src_ip[4] = { 10, 0, (uint8_t)(flow >> 8),
+				    (uint8_t)(flow + 1) };
+	static const uint8_t dst_ip[4] = { 10, 1, 0, 1 };
 
-	memset(&a, 0, sizeof(a));
-	memcpy(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
-	a.key.ip_version = 4;
-	a.key.proto = 17;
-	a.key.src_addr[0] = 10;
-	a.key.src_addr[1] = 0;
-	a.key.src_addr[2] = (uint8_t)(flow >> 8);
-	a.key.src_addr[3] = (uint8_t)(flow + 1);
-	memcpy(a.key.dst_addr, "\x0a\x01\x00\x01", 4);
-	a.key.src_port = bench_flow_sport(flow);
-	a.key.dst_port = BENCH_RPC_PORT;
-	return a;
+	return frame_addrs_v4(src_ip, dst_ip, bench_flow_sport(flow),
+			      BENCH_RPC_PORT);
 }
 
 /* A request of flow `flow`; with work_ns set, as it will be once the
- * datapath stamped it (the response template needs that). */
+ * datapath stamped it (the response template needs that). Every flow's
+ * hint is non-zero: every request carries one. */
 static size_t
 build_request(uint8_t *f, size_t cap, unsigned int flow, uint64_t id,
 	      enum bench_mode mode, uint32_t work_ns)
 {
 	static const uint8_t payload[BENCH_PAYLOAD];
 	struct tlb_frame_addrs a = flow_addrs(flow);
-	struct tlb_rpc_hdr h;
+	struct tlb_rpc_hdr h = frame_request_hdr(id, bench_flow_hint(flow,
+								     mode));
 
-	memset(&h, 0, sizeof(h));
-	h.magic = TLB_RPC_MAGIC;
-	h.version = TLB_RPC_VERSION;
-	h.type = TLB_MSG_REQUEST;
-	h.req_id = id;
-	h.pkt_cnt = 1;
-	h.flags = TLB_RPC_F_HINT;
-	h.svc_hint_ns = bench_flow_hint(flow, mode);
 	h.svc_class = (uint16_t)(flow % 4);
 	h.work_ns = work_ns;
 	return tlb_build_frame(f, cap, &a, &h, payload, BENCH_PAYLOAD);

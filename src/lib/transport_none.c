@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "turbolb/transport.h"
+#include "transport_impl.h"
 
 static unsigned int
 none_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
@@ -107,14 +108,10 @@ tlb_transport_none_create(uint32_t n_cores, struct tlb_transport **out,
 			 "1..%u", n_cores, TLB_CR_MAX_CORES);
 		return -1;
 	}
-	t = calloc(1, sizeof(*t));
-	if (t == NULL) {
-		snprintf(err, errlen, "none transport: out of memory");
+	t = tlb_transport_alloc(sizeof(*t), &none_ops, NULL, n_cores, false,
+				err, errlen);
+	if (t == NULL)
 		return -1;
-	}
-	t->ops = &none_ops;
-	t->n_cores = n_cores;
-	t->has_credits = false;
 	*out = t;
 	return 0;
 }

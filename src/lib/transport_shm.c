@@ -5,16 +5,23 @@
  * handling included (credit_ring.h: a SIGBUS guard, validation in the
  * drain, tlb_cr_check for the control thread).
  */
+#include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "turbolb/transport.h"
+#include "transport_impl.h"
 
 struct shm_transport {
 	struct tlb_transport t;
 	struct tlb_cr *cr;
 	bool owned; /* created here: destroyed (and unlinked) on close */
 };
+
+/* The transport and its implementation are one block, one pointer. */
+static_assert(offsetof(struct shm_transport, t) == 0,
+	      "struct tlb_transport must come first");
 
 static unsigned int
 shm_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
@@ -110,18 +117,14 @@ static int
 shm_new(struct tlb_cr *cr, bool owned, struct tlb_transport **out,
 	char *err, size_t errlen)
 {
-	struct shm_transport *s = calloc(1, sizeof(*s));
+	struct shm_transport *s;
 
-	if (s == NULL) {
-		snprintf(err, errlen, "shm transport: out of memory");
+	s = (struct shm_transport *)tlb_transport_alloc(sizeof(*s), &shm_ops,
+			cr, tlb_cr_n_cores(cr), true, err, errlen);
+	if (s == NULL)
 		return -1;
-	}
 	s->cr = cr;
 	s->owned = owned;
-	s->t.ops = &shm_ops;
-	s->t.ctx = cr;
-	s->t.n_cores = tlb_cr_n_cores(cr);
-	s->t.has_credits = true;
 	*out = &s->t;
 	return 0;
 }

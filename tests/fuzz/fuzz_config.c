@@ -16,24 +16,9 @@
 #include "turbolb/config.h"
 #include "turbolb/policy.h"
 
+#include "fuzz_check.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-			check_failed(__LINE__, #cond); \
-	} while (0)
-
-static void check_failed(int line, const char *what)
-	__attribute__((noreturn));
-
-static void
-check_failed(int line, const char *what)
-{
-	fprintf(stderr, "fuzz_config.c:%d: contract violated: %s\n", line,
-		what);
-	abort();
-}
 
 /* Error messages are formatted but not kept: the stream stays open for
  * the whole run, so it is not a leak. */

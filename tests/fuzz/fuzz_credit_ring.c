@@ -32,29 +32,14 @@
 
 #include "turbolb/credit_ring.h"
 
+#include "fuzz_check.h"
+
 #define HDR_BYTES 64u
 #define SLOT_CTL_BYTES 192u
 #define REC_BYTES 32u
 #define MIN_RING 16u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-			check_failed(__LINE__, #cond); \
-	} while (0)
-
-static void check_failed(int line, const char *what)
-	__attribute__((noreturn));
-
-static void
-check_failed(int line, const char *what)
-{
-	fprintf(stderr, "fuzz_credit_ring.c:%d: contract violated: %s\n",
-		line, what);
-	abort();
-}
 
 /* Runs validate with an errlen-byte message buffer followed by canaries,
  * and checks the message stays inside it. */

@@ -28,6 +28,8 @@
 
 #include "turbolb/proto.h"
 
+#include "fuzz_check.h"
+
 #define ETH_HDR_LEN 14u
 #define UDP_HDR_LEN 8u
 #define IPV6_HDR_LEN 40u
@@ -35,23 +37,6 @@
 #define IP_MAX_LEN 65535u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-			check_failed(__LINE__, #cond); \
-	} while (0)
-
-static void check_failed(int line, const char *what)
-	__attribute__((noreturn));
-
-static void
-check_failed(int line, const char *what)
-{
-	fprintf(stderr, "fuzz_parse.c:%d: contract violated: %s\n", line,
-		what);
-	abort();
-}
 
 static uint16_t
 rd16(const uint8_t *p)

@@ -36,36 +36,10 @@ make_port(const char *name, struct ring_port *p, unsigned int n)
 struct tlb_frame_addrs
 client(uint16_t sport)
 {
-	struct tlb_frame_addrs a;
+	static const uint8_t cli_ip[4] = { 10, 0, 0, 1 };
+	static const uint8_t srv_ip[4] = { 10, 0, 0, 2 };
 
-	memset(&a, 0, sizeof(a));
-	memcpy(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
-	memcpy(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
-	a.key.ip_version = 4;
-	a.key.proto = 17;
-	memcpy(a.key.src_addr, "\x0a\x00\x00\x01", 4);
-	memcpy(a.key.dst_addr, "\x0a\x00\x00\x02", 4);
-	a.key.src_port = sport;
-	a.key.dst_port = RPC_PORT;
-	return a;
-}
-
-struct tlb_rpc_hdr
-request_hdr(uint64_t id, uint32_t hint_ns)
-{
-	struct tlb_rpc_hdr h;
-
-	memset(&h, 0, sizeof(h));
-	h.magic = TLB_RPC_MAGIC;
-	h.version = TLB_RPC_VERSION;
-	h.type = TLB_MSG_REQUEST;
-	h.req_id = id;
-	h.pkt_cnt = 1;
-	if (hint_ns) {
-		h.flags = TLB_RPC_F_HINT;
-		h.svc_hint_ns = hint_ns;
-	}
-	return h;
+	return frame_addrs_v4(cli_ip, srv_ip, sport, RPC_PORT);
 }
 
 struct rte_mbuf *
@@ -76,6 +50,20 @@ mbuf_of(struct rte_mempool *pool, const void *frame, size_t len)
 	assert_non_null(m);
 	memcpy(rte_pktmbuf_append(m, (uint16_t)len), frame, len);
 	return m;
+}
+
+struct rte_mbuf *
+response_mbuf(struct rte_mempool *pool, const struct out_pkt *req,
+	      uint16_t server_core, uint32_t service_ns)
+{
+	uint8_t f[sizeof(req->frame)];
+	size_t len;
+
+	memcpy(f, req->frame, req->len);
+	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
+				server_core, service_ns, 0);
+	assert_true(len > 0);
+	return mbuf_of(pool, f, len);
 }
 
 unsigned int

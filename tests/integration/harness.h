@@ -12,6 +12,8 @@
 
 #include "turbolb/proto.h"
 
+#include "frames.h"
+
 #define RPC_PORT 9000
 #define MAX_RING_QUEUES 4
 
@@ -28,10 +30,16 @@ struct out_pkt {
 };
 
 void make_port(const char *name, struct ring_port *p, unsigned int n);
+/* A request's addresses from client port sport to the RPC port
+ * (frame_addrs_v4: 10.0.0.1 to 10.0.0.2). */
 struct tlb_frame_addrs client(uint16_t sport);
-struct tlb_rpc_hdr request_hdr(uint64_t id, uint32_t hint_ns);
 struct rte_mbuf *mbuf_of(struct rte_mempool *pool, const void *frame,
 			 size_t len);
+/* The response a host core makes of req, as turbolb-server does: in an
+ * mbuf of pool, saying it was served by server_core in service_ns. */
+struct rte_mbuf *response_mbuf(struct rte_mempool *pool,
+			       const struct out_pkt *req,
+			       uint16_t server_core, uint32_t service_ns);
 /* Takes up to max frames the datapath sent on r, parsed. */
 unsigned int collect(struct rte_ring *r, struct out_pkt *out,
 		     unsigned int max);

@@ -66,16 +66,10 @@ serve(void)
 	for (unsigned int c = 0; c < N_CORES; c++) {
 		unsigned int n = collect(tgt[c].tx[0], req, 32);
 
-		for (unsigned int i = 0; i < n; i++) {
-			size_t len = tlb_make_response(req[i].frame, req[i].len,
-						       &req[i].p,
-						       TLB_MSG_RESPONSE, 0,
-						       (uint16_t)c, 100, 0);
-
-			assert_true(len > 0);
+		for (unsigned int i = 0; i < n; i++)
 			assert_int_equal(rte_ring_enqueue(tgt[c].rx[0],
-				mbuf_of(pool, req[i].frame, len)), 0);
-		}
+				response_mbuf(pool, &req[i], (uint16_t)c,
+					      100)), 0);
 		served[c] += n;
 		total += n;
 	}
@@ -100,7 +94,7 @@ test_two_dispatchers(void **state)
 			unsigned int q = sent % N_DPS;
 			struct tlb_frame_addrs a =
 				client((uint16_t)(40000 + q * 100 + sent % 7));
-			struct tlb_rpc_hdr h = request_hdr(sent + 1, 0);
+			struct tlb_rpc_hdr h = frame_request_hdr(sent + 1, 0);
 
 			/* Where it came in, for the check below. */
 			h.svc_class = (uint16_t)q;

@@ -72,7 +72,7 @@ send_request(uint16_t sport, uint32_t hint_ns)
 {
 	uint8_t f[256];
 	struct tlb_frame_addrs a = client(sport);
-	struct tlb_rpc_hdr h = request_hdr(next_id, hint_ns);
+	struct tlb_rpc_hdr h = frame_request_hdr(next_id, hint_ns);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 
 	assert_true(len > 0);
@@ -95,14 +95,8 @@ pump(void)
 static void
 respond(unsigned int core, const struct out_pkt *req)
 {
-	uint8_t f[2048];
-	size_t len;
-
-	memcpy(f, req->frame, req->len);
-	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
-				(uint16_t)core, 500, 0);
-	assert_true(len > 0);
-	inject(tgt[core].rx[0], f, len);
+	assert_int_equal(rte_ring_enqueue(tgt[core].rx[0],
+		response_mbuf(test_pool, req, (uint16_t)core, 500)), 0);
 }
 
 static uint64_t
@@ -314,7 +308,7 @@ test_work_stamped_checksum_valid(void **state)
 	/* The charged work rides in the header, and the frame is exactly
 	 * what a sender stamping it would have built: UDP checksum right. */
 	assert_int_equal(out[0].p.hdr.work_ns, 2500);
-	struct tlb_rpc_hdr h = request_hdr(id, 2500);
+	struct tlb_rpc_hdr h = frame_request_hdr(id, 2500);
 	h.work_ns = 2500;
 	size_t len = tlb_build_frame(expect, sizeof(expect), &a, &h, "abcd", 4);
 	assert_int_equal(len, out[0].len);
@@ -356,7 +350,7 @@ test_other_layouts_general_path(void **state)
 	start("jlq", 2, TLB_CREDITS_INBAND, NULL);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct tlb_frame_addrs a = client((uint16_t)(32000 + s));
-		struct tlb_rpc_hdr h = request_hdr(next_id++, 1500 + 100 * s);
+		struct tlb_rpc_hdr h = frame_request_hdr(next_id++, 1500 + 100 * s);
 		uint8_t f[256], expect[256];
 		struct out_pkt out[4];
 		unsigned int n = 0;
@@ -412,7 +406,7 @@ test_multi_segment_frames(void **state)
 {
 	static const uint8_t junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
 	struct tlb_frame_addrs a = client(33000);
-	struct tlb_rpc_hdr h = request_hdr(next_id, 700);
+	struct tlb_rpc_hdr h = frame_request_hdr(next_id, 700);
 	uint8_t f[256], expect[256], got[256];
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 	struct rte_mbuf *m, *tail;
@@ -514,7 +508,7 @@ test_multi_packet_stays_together(void **state)
 	 * would otherwise spread over every core. */
 	uint64_t msg = next_id++;
 	for (uint16_t idx = 0; idx < 3; idx++) {
-		struct tlb_rpc_hdr h = request_hdr(msg, 0);
+		struct tlb_rpc_hdr h = frame_request_hdr(msg, 0);
 
 		h.pkt_idx = idx;
 		h.pkt_cnt = 3;
@@ -548,7 +542,7 @@ static void
 send_part(uint16_t sport, uint64_t id, uint16_t idx, uint16_t cnt)
 {
 	struct tlb_frame_addrs a = client(sport);
-	struct tlb_rpc_hdr h = request_hdr(id, 1000);
+	struct tlb_rpc_hdr h = frame_request_hdr(id, 1000);
 	uint8_t f[256];
 	size_t len;
 
@@ -645,14 +639,8 @@ test_continuation_of_lost_core_dropped(void **state)
 static void
 respond_as(unsigned int core, const struct out_pkt *req, uint16_t server_core)
 {
-	uint8_t f[2048];
-	size_t len;
-
-	memcpy(f, req->frame, req->len);
-	len = tlb_make_response(f, req->len, &req->p, TLB_MSG_RESPONSE, 0,
-				server_core, 500, 0);
-	assert_true(len > 0);
-	inject(tgt[core].rx[0], f, len);
+	assert_int_equal(rte_ring_enqueue(tgt[core].rx[0],
+		response_mbuf(test_pool, req, server_core, 500)), 0);
 }
 
 /* A response is the completion of the core whose queue it arrives on;
@@ -730,7 +718,7 @@ test_pass_through_untouched(void **state)
 	/* UDP to another port is not ours either. */
 	struct tlb_frame_addrs a = client(34000);
 	a.key.dst_port = 53;
-	struct tlb_rpc_hdr h = request_hdr(1, 0);
+	struct tlb_rpc_hdr h = frame_request_hdr(1, 0);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
 	inject(up.rx[0], f, len);
 	pump();
@@ -758,7 +746,7 @@ test_malformed_counted(void **state)
 {
 	uint8_t f[256];
 	struct tlb_frame_addrs a = client(35000);
-	struct tlb_rpc_hdr h = request_hdr(1, 0);
+	struct tlb_rpc_hdr h = frame_request_hdr(1, 0);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 	size_t rpc = len - 4 - TLB_RPC_HDR_LEN;
 	uint8_t bad[256];

@@ -14,7 +14,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
 . "$top/scripts/lib/topology.sh"
-KICKD=${KICKD:-$TOPO_BUILD/src/host/turbolb-kickd}
+KICKD=${KICKD:-$TOPO_BUILD/src/kickd/turbolb-kickd}
 
 if [ "$(id -u)" != 0 ]; then
 	echo "1..0 # SKIP needs root (turbolb-kickd boosts threads with SCHED_FIFO)"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * Emulated FIFO cores (src/host/emu.c, turbolb-server --mode emulate):
+ * Emulated FIFO cores (src/server/emu.c, turbolb-server --mode emulate):
  * completion = max(arrival, previous completion) + service, responses
  * taken in admission order once due, the ring's bound, and a long random
  * run against the FIFO recursion computed independently.

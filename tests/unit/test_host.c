@@ -21,41 +21,10 @@
 #include "turbolb/credit_ring.h"
 #include "turbolb/host.h"
 
+#define SHM_NAME_TAG "host"
+#include "shm_name.h"
+
 #define ERRLEN 256
-
-static unsigned int name_seq;
-static char cur_name[TLB_CR_NAME_MAX];
-
-/* A fresh name per test; teardown removes it even if an assert fired. */
-static int
-setup_name(void **state)
-{
-	(void)state;
-	snprintf(cur_name, sizeof(cur_name), "/tlbtest-host-%d-%u",
-		 (int)getpid(), name_seq++);
-	shm_unlink(cur_name);
-	return 0;
-}
-
-static int
-unlink_name(void **state)
-{
-	(void)state;
-	shm_unlink(cur_name);
-	return 0;
-}
-
-static struct tlb_cr *
-nic_create(uint32_t n_cores, uint32_t ring_size)
-{
-	char err[ERRLEN] = "";
-	struct tlb_cr *cr = NULL;
-
-	if (tlb_cr_create(cur_name, n_cores, ring_size, 0600, &cr, err,
-			  sizeof(err)) != 0)
-		fail_msg("tlb_cr_create: %s", err);
-	return cr;
-}
 
 static struct tlb_host *
 host_open(uint32_t batch, uint32_t check_ms)

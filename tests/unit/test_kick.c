@@ -9,7 +9,7 @@
  *  - the agent's decision, kick_step(), on constructed states: when it
  *    boosts, when a boost ends by drain and when by the time bound;
  *  - the parser of perf context-switch records.
- * kickd.c is included with TLB_KICKD_TEST: only its pure part is built.
+ * The agent's decision logic is src/kickd/kick.c, linked as a library.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,50 +20,23 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
+#include "turbolb/credit_ring.h"
 #include "turbolb/host.h"
 
-#define TLB_KICKD_TEST
-#include "../../src/host/kickd.c"
+#define SHM_NAME_TAG "kick"
+#include "shm_name.h"
+
+#include "kick.h"
 
 #define ERRLEN 256
 #define US 1000ull
-
-static unsigned int name_seq;
-static char cur_name[TLB_CR_NAME_MAX];
-
-static int
-setup_name(void **state)
-{
-	(void)state;
-	snprintf(cur_name, sizeof(cur_name), "/tlbtest-kick-%d-%u",
-		 (int)getpid(), name_seq++);
-	shm_unlink(cur_name);
-	return 0;
-}
-
-static int
-unlink_name(void **state)
-{
-	(void)state;
-	shm_unlink(cur_name);
-	return 0;
-}
-
-static struct tlb_cr *
-nic_create(uint32_t n_cores)
-{
-	char err[ERRLEN] = "";
-	struct tlb_cr *cr = NULL;
-
-	if (tlb_cr_create(cur_name, n_cores, 64, 0600, &cr, err,
-			  sizeof(err)) != 0)
-		fail_msg("tlb_cr_create: %s", err);
-	return cr;
-}
 
 static struct tlb_cr *
 host_attach(void)
@@ -130,7 +103,7 @@ test_each_ring_seen_once(void **state)
 	uint64_t now = 0;
 
 	(void)state;
-	nic = nic_create(3);
+	nic = nic_create(3, 64);
 	agent = agent_attach();
 	memset(k, 0, sizeof(k));
 	/* Rings before the agent's first look are not kicks for it. */
@@ -190,7 +163,7 @@ test_agent_does_not_rate_limit(void **state)
 	uint32_t rec = 0;
 
 	(void)state;
-	nic = nic_create(1);
+	nic = nic_create(1, 64);
 	agent = agent_attach();
 	memset(&k, 0, sizeof(k));
 	o = obs_running(tlb_cr_doorbell(agent, 0), rec, 0);
@@ -235,7 +208,7 @@ test_agent_attach_is_not_a_host(void **state)
 	uint32_t pid;
 
 	(void)state;
-	nic = nic_create(2);
+	nic = nic_create(2, 64);
 	host = host_attach();
 	epoch = tlb_cr_host_epoch(nic);
 	assert_int_not_equal(epoch, 0);
@@ -268,7 +241,7 @@ test_off_cpu_reads_parked(void **state)
 	struct tlb_cr *nic, *host, *agent;
 
 	(void)state;
-	nic = nic_create(3);
+	nic = nic_create(3, 64);
 	host = host_attach();
 	agent = agent_attach();
 	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
@@ -303,7 +276,7 @@ test_kick_stats_round_trip(void **state)
 	struct tlb_cr *nic, *agent;
 
 	(void)state;
-	nic = nic_create(2);
+	nic = nic_create(2, 64);
 	agent = agent_attach();
 	tlb_cr_set_kick_stats(agent, 1, &ks);
 	tlb_cr_kick_stats(nic, 1, &got);
@@ -358,7 +331,7 @@ test_host_publishes_thread(void **state)
 	int status;
 
 	(void)state;
-	nic = publish_nic = nic_create(2);
+	nic = publish_nic = nic_create(2, 64);
 	h = publish_host = tlb_host_open(cur_name, err, sizeof(err));
 	assert_non_null(h);
 	assert_int_equal(tlb_cr_tid(nic, 0, NULL), 0);

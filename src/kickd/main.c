@@ -40,21 +40,18 @@
  * boosted one waits for; boosts share one priority, so the older one
  * yields (kick_yield) rather than keep the newer one waiting.
  *
- * The decision of what to do with a core is a pure function, kick_step(),
- * above the program proper, so that tests/unit/test_kick.c can include
- * this file with TLB_KICKD_TEST defined and test it on constructed states.
+ * Files: kick.h and kick.c, the decision of what to do with a core (pure,
+ * unit-tested in tests/unit/test_kick.c on constructed states); perf.c,
+ * the reader of each thread's context-switch records; options.c; this
+ * file, the boosts, the region, the loop and the stats.
  * docs/host-integration.md ("The scheduler kick") has the whole design.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,373 +63,27 @@
 #include <unistd.h>
 
 #include <linux/capability.h>
-#include <linux/perf_event.h>
 
-#include "turbolb/credit_ring.h"
+#include "kickd.h"
 
-/* ---- decision logic (pure) ---- */
-
-struct kick_params {
-	/* No doorbell ring and no credit record for this long, after the
-	 * core has shown that it ran: its work has drained. */
-	uint64_t quiet_ns;
-	/* No boost lasts longer: a buggy core cannot keep its CPU. */
-	uint64_t max_boost_ns;
-};
-
-/* A thread's place as its context-switch records tell it. */
-enum kick_cpu {
-	KICK_CPU_UNKNOWN,	/* not watched, no record yet, records lost */
-	KICK_CPU_ON,
-	KICK_CPU_OFF,
-};
-
-/* One look at a core's slot, and at its thread. */
-struct kick_obs {
-	uint64_t doorbell;
-	uint64_t heartbeat;
-	uint32_t records;	/* credit records posted (free running) */
-	enum tlb_core_run_state host_state; /* the thread's own word */
-	bool thread_ok;		/* a live thread to boost is known */
-	enum kick_cpu cpu;	/* where the thread is */
-};
-
-/* What the agent did for one core, over its whole life. */
-struct kick_counts {
-	uint64_t rings;		/* doorbell rings seen, each exactly once */
-	uint64_t served;	/* rings that started or extended a boost */
-	uint64_t ignored;	/* rings with no thread to boost, or whose
-				 * boost failed */
-	uint64_t boosts;	/* boosts started */
-	uint64_t reverted_drain;
-	uint64_t reverted_bound;
-	uint64_t reverted_yield;	/* gave its CPU to a newer boost */
-	uint64_t boost_failures;
-	uint64_t boosted_ns;	/* time spent boosted */
-};
-
-/* The agent's memory of one core. kick_core_forget clears all of it but
- * the counters. */
-struct kick_core {
-	bool primed;		/* the fields below hold a first look */
-	bool boosted;
-	bool posts_records;	/* its records moved since we look */
-	bool saw_running;	/* RUNNING at or since the boost */
-	bool saw_on_cpu;	/* on its CPU at or since the boost */
-	uint64_t doorbell;
-	uint64_t heartbeat;
-	uint32_t records;
-	uint32_t records_at_boost;
-	uint64_t hb_at_boost;
-	uint64_t boost_ns;	/* when the boost began */
-	uint64_t active_ns;	/* last ring or record (or the boost) */
-	uint64_t boost_rings;	/* rings the boost was started for */
-	struct kick_counts n;
-};
-
-enum kick_action {
-	KICK_NONE,
-	KICK_BOOST,		/* make the thread run now */
-	KICK_REVERT_DRAIN,	/* its work drained: back to its policy */
-	KICK_REVERT_BOUND,	/* boosted max_boost_ns: back, whatever */
-	KICK_REVERT_YIELD,	/* a newer boost needs its CPU: back */
-};
-
-/* Forgets the core's doorbell and boost (a new region, a new thread);
- * the caller has reverted any boost already. */
-static void
-kick_core_forget(struct kick_core *k)
-{
-	struct kick_counts n = k->n;
-
-	memset(k, 0, sizeof(*k));
-	k->n = n;
-}
-
-static enum kick_action
-kick_end(struct kick_core *k, uint64_t now_ns, enum kick_action a)
-{
-	k->boosted = false;
-	k->n.boosted_ns += now_ns - k->boost_ns;
-	if (a == KICK_REVERT_BOUND)
-		k->n.reverted_bound++;
-	else if (a == KICK_REVERT_YIELD)
-		k->n.reverted_yield++;
-	else
-		k->n.reverted_drain++;
-	return a;
-}
-
-/* Decides what to do with a core after looking at its slot at now_ns.
- *
- * Doorbell: a counter only the NIC side bumps. The difference to the last
- * look is the number of rings since, so each ring is seen exactly once
- * however many come between two looks; a counter that went back belongs
- * to a new region and is only recorded. Rate limiting is the daemon's
- * (kick.min_interval_us): the agent acts on every ring it sees.
- *
- * Boost: a ring is the NIC side's word that the core has work and its
- * thread is not running (or makes no progress). A core not boosted, with
- * a live thread that is not OFFLINE, is boosted; a ring for a boosted core
- * extends its boost (the quiet clock starts again).
- *
- * Drain: the host does not know how many requests the NIC side has
- * outstanding on a core, so drained means: the core has shown that it ran
- * since the boost began, and then for quiet_ns neither a ring nor a credit
- * record came. Proof that it ran: its thread was seen on its CPU (a
- * polling thread on its CPU serves what is queued within microseconds, so
- * quiet_ns of that with no completion means nothing is queued), or it
- * posted a credit record, or, for a core that posts none (in-band
- * credits), its heartbeat moved. The quiet clock starts again at each
- * ring, each record and when the thread gets on its CPU.
- * A thread that was RUNNING at or since the boost and now says PARKED
- * (about to sleep: nothing left to do), or went OFFLINE or away, has
- * drained too. A thread kicked while PARKED stays boosted until it runs
- * (it may be asleep) or the bound.
- *
- * Bound: a boost that has lasted max_boost_ns ends whatever the core does. */
-static enum kick_action
-kick_step(struct kick_core *k, const struct kick_obs *o, uint64_t now_ns,
-	  const struct kick_params *p)
-{
-	uint64_t rings = 0;
-	bool ran;
-
-	if (!k->primed || o->doorbell < k->doorbell) {
-		/* Rings from before we looked are history, not kicks. */
-		k->primed = true;
-		k->doorbell = o->doorbell;
-		k->records = o->records;
-		k->heartbeat = o->heartbeat;
-		if (!k->boosted)
-			return KICK_NONE;
-	}
-	rings = o->doorbell - k->doorbell;
-	k->doorbell = o->doorbell;
-	k->n.rings += rings;
-	if (rings != 0)
-		k->active_ns = now_ns;
-	if (o->records != k->records) {
-		k->records = o->records;
-		k->posts_records = true;
-		k->active_ns = now_ns;
-	}
-	k->heartbeat = o->heartbeat;
-
-	if (k->boosted) {
-		k->n.served += rings;
-		if (o->host_state == TLB_RUN_RUNNING)
-			k->saw_running = true;
-		if (o->cpu == KICK_CPU_ON && !k->saw_on_cpu) {
-			k->saw_on_cpu = true;
-			k->active_ns = now_ns;
-		}
-		if (!o->thread_ok || o->host_state == TLB_RUN_OFFLINE ||
-		    (k->saw_running && o->host_state == TLB_RUN_PARKED))
-			return kick_end(k, now_ns, KICK_REVERT_DRAIN);
-		ran = k->saw_on_cpu || o->records != k->records_at_boost ||
-		      (!k->posts_records && o->heartbeat != k->hb_at_boost);
-		if (ran && now_ns - k->active_ns >= p->quiet_ns)
-			return kick_end(k, now_ns, KICK_REVERT_DRAIN);
-		if (now_ns - k->boost_ns >= p->max_boost_ns)
-			return kick_end(k, now_ns, KICK_REVERT_BOUND);
-		return KICK_NONE;
-	}
-	if (rings == 0)
-		return KICK_NONE;
-	if (!o->thread_ok || o->host_state == TLB_RUN_OFFLINE) {
-		k->n.ignored += rings;
-		return KICK_NONE;
-	}
-	k->boosted = true;
-	k->boost_ns = now_ns;
-	k->active_ns = now_ns;
-	k->records_at_boost = o->records;
-	k->hb_at_boost = o->heartbeat;
-	k->saw_running = o->host_state == TLB_RUN_RUNNING;
-	/* On its CPU already (the NIC side's view was stale, or this is a
-	 * stall kick): the quiet clock runs from now. */
-	k->saw_on_cpu = o->cpu == KICK_CPU_ON;
-	k->boost_rings = rings;
-	k->n.served += rings;
-	k->n.boosts++;
-	return KICK_BOOST;
-}
-
-/* A newer boost is for a thread waiting on the CPU this boosted thread
- * holds. Boosts have one priority, so the newer one would wait behind
- * this one, for as long as this one keeps finding work, up to the bound:
- * a kick must make its thread run now, as the hypervisor's scheduler
- * would on the NIC's kick, so the older boost ends. If its core still has
- * work, the NIC side kicks it again (a stall kick). */
-static enum kick_action
-kick_yield(struct kick_core *k, uint64_t now_ns)
-{
-	if (!k->boosted)
-		return KICK_NONE;
-	return kick_end(k, now_ns, KICK_REVERT_YIELD);
-}
-
-/* The boost kick_step asked for was not made: the thread is gone or
- * already real-time, the agent only watches, or (failure) the kernel
- * refused. Undoes its bookkeeping: its rings count as ignored. */
-static void
-kick_boost_undo(struct kick_core *k, bool failure)
-{
-	if (!k->boosted)
-		return;
-	k->boosted = false;
-	k->n.boosts--;
-	k->n.served -= k->boost_rings;
-	k->n.ignored += k->boost_rings;
-	if (failure)
-		k->n.boost_failures++;
-}
-
-/* What the slot publishes for the daemon's telemetry: a boost that
- * yielded ended before the bound, with its core's turn done for now, so
- * it counts with the drained ones there. */
-static void
-kick_slot_stats(const struct kick_core *k, struct tlb_cr_kick_stats *ks)
-{
-	ks->kicks_served = k->n.served;
-	ks->boosts = k->n.boosts;
-	ks->reverted_drain = k->n.reverted_drain + k->n.reverted_yield;
-	ks->reverted_bound = k->n.reverted_bound;
-}
-
-/* A thread's context switches as its perf ring tells them. */
-struct kick_perf {
-	enum kick_cpu where;
-	int32_t cpu;		/* CPU of its last switch; -1: not known */
-	uint64_t switches;	/* switch records seen */
-	uint64_t lost;		/* lost-records records seen */
-};
-
-/* Consumes the perf records in data[*tail..head) (a ring of size bytes, a
- * power of two) into st: where the last context-switch record left the
- * thread, and on which CPU. A PERF_RECORD_SWITCH is an 8-byte header
- * whose misc says out or in, followed by the sample id the event asks for
- * (sample_id_all, PERF_SAMPLE_CPU: u32 cpu, u32 reserved). A lost-records
- * record makes the place unknown until the next switch; other records are
- * skipped by their size. Records are 8-byte multiples at 8-byte offsets,
- * so a header or the cpu word never straddles the end of the ring. A
- * malformed ring is skipped whole. */
-static void
-kick_perf_scan(const uint8_t *data, uint64_t size, uint64_t *tail,
-	       uint64_t head, struct kick_perf *st)
-{
-	struct perf_event_header h;
-	uint64_t t = *tail;
-	uint32_t cpu;
-
-	if (head - t > size)
-		goto bad;
-	while (t != head) {
-		if (head - t < sizeof(h))
-			goto bad;
-		memcpy(&h, data + (t & (size - 1)), sizeof(h));
-		if (h.size < sizeof(h) || h.size % 8 != 0 || h.size > head - t)
-			goto bad;
-		if (h.type == PERF_RECORD_SWITCH) {
-			st->where = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) ?
-					    KICK_CPU_OFF : KICK_CPU_ON;
-			st->cpu = -1;
-			if (h.size >= sizeof(h) + 2 * sizeof(uint32_t)) {
-				memcpy(&cpu, data + ((t + sizeof(h)) &
-						     (size - 1)),
-				       sizeof(cpu));
-				st->cpu = cpu > INT32_MAX ? -1 : (int32_t)cpu;
-			}
-			st->switches++;
-		} else if (h.type == PERF_RECORD_LOST) {
-			st->where = KICK_CPU_UNKNOWN;
-			st->cpu = -1;
-			st->lost++;
-		}
-		t += h.size;
-	}
-	*tail = t;
-	return;
-bad:
-	*tail = head;
-	st->where = KICK_CPU_UNKNOWN;
-	st->cpu = -1;
-}
-
-#ifndef TLB_KICKD_TEST
-
-/* ---- the program ---- */
-
-#define DEFAULT_POLL_US 20u
-#define DEFAULT_QUIET_US 50u
-#define DEFAULT_MAX_BOOST_US 1000u
-#define DEFAULT_PRIORITY 1
 #define CHECK_NS 100000000ull	/* region and thread checks: 100 ms */
 #define ATTACH_RETRY_NS 100000000ull
-#define PERF_DATA_PAGES 8u	/* ring buffer per thread: 32 KiB */
-#define KD_HIST 7		/* < 50, 100, 200, 500, 1000, 2000 us, more */
 
 static const uint64_t hist_us[KD_HIST - 1] = { 50, 100, 200, 500, 1000, 2000 };
 
-struct kd_conf {
-	const char *ring;
-	uint32_t poll_us;
-	uint32_t quiet_us;
-	uint32_t max_boost_us;
-	int priority;
-	int self_priority;
-	bool sched_watch;
-	bool boost;
-	const char *stats_file;
-};
-
-/* One core, as the agent runs it. */
-struct kd_core {
-	struct kick_core k;
-	uint32_t pid;		/* its thread, as the slot names it */
-	uint32_t tid;
-	bool thread_ok;		/* that thread exists */
-	/* what to restore after the boost */
-	int orig_policy;
-	struct sched_param orig_param;
-	/* context switches of the thread */
-	int perf_fd;
-	uint8_t *perf_map;
-	size_t perf_len;
-	uint64_t perf_tail;
-	struct kick_perf perf;
-	uint64_t rt_skips;	/* rings for a thread already real-time */
-	uint64_t threads;	/* threads seen serving this core */
-	uint32_t last_pid;	/* the last of them, for the report */
-	uint32_t last_tid;
-	/* how the boosts went: how long they lasted, and how long a thread
-	 * that was off its CPU took to get on it (at poll granularity) */
-	bool wait_cpu;		/* boosted while off its CPU, not on yet */
-	uint64_t len_hist[KD_HIST];
-	uint64_t oncpu_hist[KD_HIST];
-	uint64_t never_on_cpu;	/* boosts that ended with it still off */
-	/* last published to the slot */
-	uint32_t sched_pub;
-	struct tlb_cr_kick_stats ks_pub;
-};
-
 static volatile sig_atomic_t force_quit;
-static struct kd_conf conf;
 static struct tlb_cr *cr;
 static dev_t cr_dev;
 static ino_t cr_ino;
 static uint32_t n_cores;
 static struct kd_core *cores;
 static uint64_t reattaches;
-static bool perf_warned;
-static size_t page_size;
 static bool boost_warned;
 
-static void
+void
 kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static void
+void
 kd_log(const char *fmt, ...)
 {
 	va_list ap;
@@ -458,147 +109,6 @@ mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void
-usage(FILE *f, const char *prog)
-{
-	fprintf(f,
-		"Usage: %s --credit-ring NAME [options]\n"
-		"  --credit-ring NAME   the daemon's credit ring (e.g. /turbolb-credits)\n"
-		"  --poll-us U          look at the doorbells every U us (default %u)\n"
-		"  --quiet-us U         a boosted core that ran and then had no ring and no\n"
-		"                       credit record for U us has drained (default %u)\n"
-		"  --max-boost-us U     no boost lasts longer (default %u)\n"
-		"  --priority P         SCHED_FIFO priority of a boost, 1..99 (default %d)\n"
-		"  --self-priority P    run the agent itself SCHED_FIFO P (default 0: no)\n"
-		"  --no-sched-watch     do not watch context switches: never mark a core\n"
-		"                       off its CPU (only PARKED cores and stalls get kicks)\n"
-		"  --watch-only         publish off-CPU, never boost (no CAP_SYS_NICE needed)\n"
-		"  --stats FILE         final JSON counters to FILE instead of stdout\n"
-		"  --help               this text\n"
-		"Needs CAP_SYS_NICE (boosts) and, to watch threads of another user,\n"
-		"CAP_PERFMON. Stops on SIGINT or SIGTERM, reverting every boost.\n",
-		prog, DEFAULT_POLL_US, DEFAULT_QUIET_US, DEFAULT_MAX_BOOST_US,
-		DEFAULT_PRIORITY);
-}
-
-static int
-parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
-	  uint32_t *out)
-{
-	unsigned long long v;
-	char *end;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v < min || v > max) {
-		kd_log("%s: '%s' is not a number in %u..%u", opt, s, min, max);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
-}
-
-enum {
-	OPT_RING = 256,
-	OPT_POLL_US,
-	OPT_QUIET_US,
-	OPT_MAX_BOOST_US,
-	OPT_PRIORITY,
-	OPT_SELF_PRIORITY,
-	OPT_NO_SCHED_WATCH,
-	OPT_WATCH_ONLY,
-	OPT_STATS,
-	OPT_HELP,
-};
-
-static int
-parse_args(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"credit-ring", required_argument, NULL, OPT_RING},
-		{"poll-us", required_argument, NULL, OPT_POLL_US},
-		{"quiet-us", required_argument, NULL, OPT_QUIET_US},
-		{"max-boost-us", required_argument, NULL, OPT_MAX_BOOST_US},
-		{"priority", required_argument, NULL, OPT_PRIORITY},
-		{"self-priority", required_argument, NULL, OPT_SELF_PRIORITY},
-		{"no-sched-watch", no_argument, NULL, OPT_NO_SCHED_WATCH},
-		{"watch-only", no_argument, NULL, OPT_WATCH_ONLY},
-		{"stats", required_argument, NULL, OPT_STATS},
-		{"help", no_argument, NULL, OPT_HELP},
-		{NULL, 0, NULL, 0},
-	};
-	uint32_t v;
-	int c;
-
-	conf.poll_us = DEFAULT_POLL_US;
-	conf.quiet_us = DEFAULT_QUIET_US;
-	conf.max_boost_us = DEFAULT_MAX_BOOST_US;
-	conf.priority = DEFAULT_PRIORITY;
-	conf.sched_watch = true;
-	conf.boost = true;
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_RING:
-			conf.ring = optarg;
-			break;
-		case OPT_POLL_US:
-			if (parse_u32("--poll-us", optarg, 1, 100000,
-				      &conf.poll_us) < 0)
-				return -1;
-			break;
-		case OPT_QUIET_US:
-			if (parse_u32("--quiet-us", optarg, 1, 1000000,
-				      &conf.quiet_us) < 0)
-				return -1;
-			break;
-		case OPT_MAX_BOOST_US:
-			if (parse_u32("--max-boost-us", optarg, 10, 1000000,
-				      &conf.max_boost_us) < 0)
-				return -1;
-			break;
-		case OPT_PRIORITY:
-			if (parse_u32("--priority", optarg, 1, 99, &v) < 0)
-				return -1;
-			conf.priority = (int)v;
-			break;
-		case OPT_SELF_PRIORITY:
-			if (parse_u32("--self-priority", optarg, 0, 99, &v) < 0)
-				return -1;
-			conf.self_priority = (int)v;
-			break;
-		case OPT_NO_SCHED_WATCH:
-			conf.sched_watch = false;
-			break;
-		case OPT_WATCH_ONLY:
-			conf.boost = false;
-			break;
-		case OPT_STATS:
-			conf.stats_file = optarg;
-			break;
-		case OPT_HELP:
-			usage(stdout, argv[0]);
-			exit(0);
-		default:
-			usage(stderr, argv[0]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		kd_log("unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
-	if (conf.ring == NULL) {
-		kd_log("--credit-ring is required");
-		usage(stderr, argv[0]);
-		return -1;
-	}
-	if (conf.max_boost_us < conf.quiet_us)
-		kd_log("note: --max-boost-us %u is below --quiet-us %u: every boost ends by the bound",
-		       conf.max_boost_us, conf.quiet_us);
-	return 0;
 }
 
 /* ---- privileges ---- */
@@ -654,88 +164,7 @@ check_privileges(void)
 	return 0;
 }
 
-/* ---- threads: perf switch records and the boost ---- */
-
-static void
-perf_close(struct kd_core *c)
-{
-	if (c->perf_map != NULL)
-		munmap(c->perf_map, c->perf_len);
-	if (c->perf_fd >= 0)
-		close(c->perf_fd);
-	c->perf_map = NULL;
-	c->perf_fd = -1;
-	c->perf.where = KICK_CPU_UNKNOWN;
-	c->perf.cpu = -1;
-}
-
-/* A dummy software event on the thread alone (any CPU), recording only
- * its context switches into a ring we read in place. */
-static void
-perf_open(struct kd_core *c, uint32_t core)
-{
-	struct perf_event_attr a;
-	void *m;
-	int fd;
-
-	c->perf.where = KICK_CPU_UNKNOWN;
-	c->perf.cpu = -1;
-	if (!conf.sched_watch)
-		return;
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_DUMMY;
-	a.context_switch = 1;
-	/* Each switch record says on which CPU: a newer boost can then
-	 * tell which boosted thread holds the CPU it waits for. */
-	a.sample_id_all = 1;
-	a.sample_type = PERF_SAMPLE_CPU;
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &a, (pid_t)c->tid, -1, -1,
-			  PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0) {
-		if (!perf_warned)
-			kd_log("core %u: perf_event_open on thread %u: %s; this thread's preemption is not watched (needs CAP_PERFMON, or perf_event_paranoid <= 2 and the same user)",
-			       core, c->tid, strerror(errno));
-		perf_warned = true;
-		return;
-	}
-	c->perf_len = page_size * (1 + PERF_DATA_PAGES);
-	m = mmap(NULL, c->perf_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (m == MAP_FAILED) {
-		if (!perf_warned)
-			kd_log("core %u: mmap of the perf ring: %s", core,
-			       strerror(errno));
-		perf_warned = true;
-		close(fd);
-		return;
-	}
-	c->perf_fd = fd;
-	c->perf_map = m;
-	c->perf_tail = 0;
-}
-
-static void
-perf_poll(struct kd_core *c)
-{
-	struct perf_event_mmap_page *mp;
-	uint64_t head;
-
-	if (c->perf_map == NULL)
-		return;
-	mp = (struct perf_event_mmap_page *)c->perf_map;
-	/* Acquire: the records are written before data_head moves. */
-	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
-	if (head == c->perf_tail)
-		return;
-	kick_perf_scan(c->perf_map + page_size,
-		       (uint64_t)page_size * PERF_DATA_PAGES, &c->perf_tail, head,
-		       &c->perf);
-	/* Release: we are done reading what the kernel may now reuse. */
-	__atomic_store_n(&mp->data_tail, c->perf_tail, __ATOMIC_RELEASE);
-}
+/* ---- threads: the boost ---- */
 
 /* The slot names a thread: does it still exist, in that process? A tid
  * left behind by a server that was killed may come back as an unrelated
@@ -1248,7 +677,6 @@ main(int argc, char **argv)
 
 	if (parse_args(argc, argv) < 0)
 		return 2;
-	page_size = (size_t)sysconf(_SC_PAGESIZE);
 	if (check_privileges() < 0)
 		return 1;
 
@@ -1284,5 +712,3 @@ main(int argc, char **argv)
 	free(cores);
 	return rc;
 }
-
-#endif /* TLB_KICKD_TEST */
