@@ -82,8 +82,8 @@ void tlb_aff_kill(struct tlb_affinity *a, const struct tlb_aff_key *k);
  * most max of them (the walk stops there). Returns how many. Called
  * periodically, so that every entry is looked at within about one
  * timeout. */
-uint32_t tlb_aff_sweep(struct tlb_affinity *a, uint64_t now_ns,
-		       uint32_t budget, struct tlb_aff_msg *out, uint32_t max);
+uint32_t tlb_aff_sweep(struct tlb_affinity *a, uint64_t now_ns, uint32_t budget,
+		       struct tlb_aff_msg *out, uint32_t max);
 
 const struct tlb_aff_stats *tlb_aff_stats(const struct tlb_affinity *a);
 uint32_t tlb_aff_capacity(const struct tlb_affinity *a);

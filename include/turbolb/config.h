@@ -17,10 +17,10 @@
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
 
-#define TLB_CFG_STR_MAX 256  /* device names, devargs, paths */
-#define TLB_CFG_MAX_VDEVS 32
+#define TLB_CFG_STR_MAX      256 /* device names, devargs, paths */
+#define TLB_CFG_MAX_VDEVS    32
 #define TLB_CFG_MAX_EAL_ARGS 32
-#define TLB_CFG_MAX_LCORES 64
+#define TLB_CFG_MAX_LCORES   64
 /* datapath.tx_hold_ns's default: how long a request may wait in its
  * host core's TX buffer for others to share the burst (docs/performance.md,
  * "The latency bound") */
@@ -37,8 +37,14 @@ enum tlb_transport_kind {
 };
 
 enum tlb_log_level { /* same numbers as RTE_LOG_* */
-	TLB_LOG_EMERG = 1, TLB_LOG_ALERT, TLB_LOG_CRIT, TLB_LOG_ERR,
-	TLB_LOG_WARNING, TLB_LOG_NOTICE, TLB_LOG_INFO, TLB_LOG_DEBUG,
+		     TLB_LOG_EMERG = 1,
+		     TLB_LOG_ALERT,
+		     TLB_LOG_CRIT,
+		     TLB_LOG_ERR,
+		     TLB_LOG_WARNING,
+		     TLB_LOG_NOTICE,
+		     TLB_LOG_INFO,
+		     TLB_LOG_DEBUG,
 };
 
 /* A port, or a queue of a port, named by its DPDK device name
@@ -57,14 +63,14 @@ struct tlb_config {
 	char path[TLB_CFG_STR_MAX]; /* file it came from */
 
 	struct {
-		uint32_t main_lcore;                 /* default 0 */
-		uint32_t memory_mb;                  /* -m; default 256 */
-		bool no_huge;                        /* default false */
-		bool no_pci;                         /* default false */
-		char file_prefix[TLB_CFG_STR_MAX];   /* default "turbolbd" */
-		char *vdevs[TLB_CFG_MAX_VDEVS];      /* --vdev, in order */
+		uint32_t main_lcore;               /* default 0 */
+		uint32_t memory_mb;                /* -m; default 256 */
+		bool no_huge;                      /* default false */
+		bool no_pci;                       /* default false */
+		char file_prefix[TLB_CFG_STR_MAX]; /* default "turbolbd" */
+		char *vdevs[TLB_CFG_MAX_VDEVS];    /* --vdev, in order */
 		unsigned int n_vdevs;
-		char *args[TLB_CFG_MAX_EAL_ARGS];    /* extra EAL arguments */
+		char *args[TLB_CFG_MAX_EAL_ARGS]; /* extra EAL arguments */
 		unsigned int n_args;
 	} eal;
 
@@ -72,19 +78,20 @@ struct tlb_config {
 		uint32_t lcores[TLB_CFG_MAX_LCORES]; /* datapath lcores */
 		unsigned int n_lcores;               /* default 1: lcore 1 */
 		uint32_t burst;                      /* 1..512, default 32 */
-		uint32_t tx_hold_ns;   /* latency bound of TX buffers, 0..1000000 */
-		uint32_t housekeeping_us;            /* 1..10000, default 100 */
-		uint32_t idle_sleep_us;              /* 0: busy poll (default) */
-		uint32_t rx_desc, tx_desc;           /* default 1024 each */
-		uint32_t mbufs;                      /* 0: sized automatically */
+		uint32_t tx_hold_ns; /* latency bound of TX buffers, 0..1000000
+				      */
+		uint32_t housekeeping_us;  /* 1..10000, default 100 */
+		uint32_t idle_sleep_us;    /* 0: busy poll (default) */
+		uint32_t rx_desc, tx_desc; /* default 1024 each */
+		uint32_t mbufs;            /* 0: sized automatically */
 	} datapath;
 
 	struct {
-		struct tlb_port_ref uplink;          /* required */
+		struct tlb_port_ref uplink; /* required */
 		bool has_default_target;
-		struct tlb_port_ref default_target;  /* slow path for non-RPC */
+		struct tlb_port_ref default_target; /* slow path for non-RPC */
 		struct tlb_target_cfg targets[TLB_MAX_CORES]; /* by core id */
-		unsigned int n_targets;              /* required, >= 1 */
+		unsigned int n_targets; /* required, >= 1 */
 	} ports;
 
 	struct {
@@ -93,39 +100,41 @@ struct tlb_config {
 	} rpc;
 
 	struct {
-		char name[TLB_POLICY_NAME_MAX];      /* default "jsq" */
+		char name[TLB_POLICY_NAME_MAX]; /* default "jsq" */
 		struct tlb_policy_params params;
 	} policy;
 
 	struct {
-		uint32_t capacity;                   /* NIC-side FIFO; default 4096 */
+		uint32_t capacity; /* NIC-side FIFO; default 4096 */
 	} fifo;
 
 	struct {
-		uint32_t entries;  /* multi-packet affinity table; default 4096 */
-		uint32_t timeout_us;                 /* default 1000 */
+		uint32_t
+			entries; /* multi-packet affinity table; default 4096 */
+		uint32_t timeout_us; /* default 1000 */
 	} affinity;
 
 	struct {
-		enum tlb_transport_kind transport;   /* default shm */
-		enum tlb_credit_mode credits;        /* default ring */
-		char credit_ring[TLB_CR_NAME_MAX];   /* default "/turbolb-credits" */
-		uint32_t ring_size;                  /* power of 2; default 1024 */
-		uint32_t stale_timeout_us;           /* default 10000 */
-		uint32_t write_off_us;               /* default 100000 */
-		char group[TLB_CFG_STR_MAX];         /* may attach to the ring; "" */
+		enum tlb_transport_kind transport; /* default shm */
+		enum tlb_credit_mode credits;      /* default ring */
+		char credit_ring[TLB_CR_NAME_MAX]; /* default "/turbolb-credits"
+						    */
+		uint32_t ring_size;          /* power of 2; default 1024 */
+		uint32_t stale_timeout_us;   /* default 10000 */
+		uint32_t write_off_us;       /* default 100000 */
+		char group[TLB_CFG_STR_MAX]; /* may attach to the ring; "" */
 	} host;
 
 	struct {
-		bool enabled;            /* ring doorbells; default false */
+		bool enabled;             /* ring doorbells; default false */
 		uint32_t min_interval_us; /* per core; default 100 */
-		uint32_t stall_us;       /* kick a core with work and no progress
-					  * this long; 0: only on steering to a
-					  * core that is not running; default 200 */
+		uint32_t stall_us; /* kick a core with work and no progress
+				    * this long; 0: only on steering to a
+				    * core that is not running; default 200 */
 	} kick;
 
 	struct {
-		bool enabled;                        /* default true */
+		bool enabled; /* default true */
 	} telemetry;
 
 	struct {
@@ -135,7 +144,7 @@ struct tlb_config {
 	} metrics;
 
 	struct {
-		enum tlb_log_level level;            /* default info */
+		enum tlb_log_level level; /* default info */
 	} log;
 };
 
@@ -149,8 +158,8 @@ struct tlb_listen_addr {
 
 /* Parses a metrics.listen value. Returns 0, or -1 with err filled (why,
  * without the key's name or position). */
-int tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a,
-			  char *err, size_t errlen);
+int tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a, char *err,
+			  size_t errlen);
 
 /* Fills every field with its default (no targets, no uplink). */
 void tlb_config_defaults(struct tlb_config *cfg);

@@ -48,11 +48,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define TLB_CR_MAGIC 0x544c4352u /* "TLCR" */
-#define TLB_CR_VERSION 1u
-#define TLB_CR_NAME_MAX 64
+#define TLB_CR_MAGIC     0x544c4352u /* "TLCR" */
+#define TLB_CR_VERSION   1u
+#define TLB_CR_NAME_MAX  64
 #define TLB_CR_MAX_CORES 256u
-#define TLB_CR_MAX_RING 65536u
+#define TLB_CR_MAX_RING  65536u
 
 enum tlb_core_run_state {
 	TLB_RUN_OFFLINE = 0, /* no host thread attached to this core */
@@ -64,14 +64,14 @@ enum tlb_core_run_state {
 struct tlb_credit {
 	uint32_t completions; /* requests completed in this batch */
 	uint32_t reserved;
-	uint64_t work_ns;     /* sum of the work_ns the NIC charged them */
-	uint64_t service_ns;  /* sum of their measured service times */
-	uint64_t host_ts_ns;  /* host CLOCK_MONOTONIC when posted */
+	uint64_t work_ns;    /* sum of the work_ns the NIC charged them */
+	uint64_t service_ns; /* sum of their measured service times */
+	uint64_t host_ts_ns; /* host CLOCK_MONOTONIC when posted */
 };
 
 /* What tlb_cr_drain_sums reports of one core that had credits. */
 struct tlb_credit_sum {
-	uint32_t idx;         /* position of the core in the list asked for */
+	uint32_t idx; /* position of the core in the list asked for */
 	uint32_t records;
 	uint64_t completions;
 	uint64_t work_ns;
@@ -80,13 +80,13 @@ struct tlb_credit_sum {
 struct tlb_cr_header {
 	uint32_t magic;
 	uint32_t version;
-	uint64_t size;      /* total bytes of the region */
+	uint64_t size; /* total bytes of the region */
 	uint32_t n_cores;
-	uint32_t ring_size; /* records per core, power of two */
+	uint32_t ring_size;  /* records per core, power of two */
 	uint64_t nic_epoch;  /* set by the NIC side at create */
 	uint64_t host_epoch; /* bumped by each host attach (atomic) */
 	uint32_t nic_pid;
-	uint32_t flags;     /* TLB_CR_F_* */
+	uint32_t flags; /* TLB_CR_F_* */
 	uint8_t pad[16];
 };
 
@@ -122,9 +122,9 @@ int tlb_cr_create(const char *name, uint32_t n_cores, uint32_t ring_size,
 
 /* The same, and the region's group becomes gid (fchown) before any host
  * can see it; (gid_t)-1 keeps the creator's group. */
-int tlb_cr_create_group(const char *name, uint32_t n_cores,
-			uint32_t ring_size, mode_t mode, gid_t gid,
-			struct tlb_cr **out, char *err, size_t errlen);
+int tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
+			mode_t mode, gid_t gid, struct tlb_cr **out, char *err,
+			size_t errlen);
 
 /* Drains at most max records of core's ring into out. Returns the count. */
 unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,
@@ -136,9 +136,8 @@ unsigned int tlb_cr_drain(struct tlb_cr *cr, uint32_t core,
  * two loads and a compare: the dispatcher calls this once a poll for all
  * its cores, most of them idle between two polls. */
 #define TLB_CR_SUMS_MAX 64u
-uint32_t tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core,
-			   uint32_t n, unsigned int max,
-			   struct tlb_credit_sum *out);
+uint32_t tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core, uint32_t n,
+			   unsigned int max, struct tlb_credit_sum *out);
 
 /* The run state the NIC side acts on: the host core's own word, except
  * that a RUNNING core whose thread the kick agent saw off its CPU
@@ -198,13 +197,13 @@ void tlb_cr_destroy(struct tlb_cr *cr, bool unlink);
 
 /* Fault counters of one NIC-side region, monotonic. */
 struct tlb_cr_faults {
-	uint64_t sigbus;       /* SIGBUS caught by the guard (truncation) */
-	uint64_t size_changes; /* region found shrunk (SIGBUS) or resized */
-	uint64_t bad_header;   /* header rewritten by someone else */
-	uint64_t bad_index;    /* prod_head more than a ring ahead */
-	uint64_t bad_record;   /* records out of range, not credited */
-	uint64_t repairs;      /* region rewritten by the NIC side */
-	uint64_t restores;     /* cores back on ring credits (re-attach) */
+	uint64_t sigbus;         /* SIGBUS caught by the guard (truncation) */
+	uint64_t size_changes;   /* region found shrunk (SIGBUS) or resized */
+	uint64_t bad_header;     /* header rewritten by someone else */
+	uint64_t bad_index;      /* prod_head more than a ring ahead */
+	uint64_t bad_record;     /* records out of range, not credited */
+	uint64_t repairs;        /* region rewritten by the NIC side */
+	uint64_t restores;       /* cores back on ring credits (re-attach) */
 	uint32_t fallback_cores; /* cores in fallback now */
 };
 

@@ -23,7 +23,7 @@ enum tlb_dist_kind {
 
 struct tlb_dist {
 	enum tlb_dist_kind kind;
-	double a, b, p; /* parameters in ns (p: bimodal probability) */
+	double a, b, p;   /* parameters in ns (p: bimodal probability) */
 	double mu, sigma; /* lognormal: parameters of the underlying normal */
 };
 

@@ -14,76 +14,75 @@
 #ifndef TURBOLB_DP_COUNTERS_H
 #define TURBOLB_DP_COUNTERS_H
 
-#define TLB_DP_COUNTERS(X)                                                   \
-	X(rx_uplink, COUNTER, "turbolb_uplink_rx_frames_total",               \
-	  "Frames received from the uplink.")                                 \
-	X(rx_targets, COUNTER, "turbolb_targets_rx_frames_total",             \
-	  "Frames received from the host cores' ports.")                      \
-	X(steered, COUNTER, "turbolb_steered_packets_total",                  \
-	  "Request packets sent to a host core.")                             \
-	X(messages, COUNTER, "turbolb_requests_total",                        \
-	  "Request messages charged to a host core.")                         \
-	X(affinity_hits, COUNTER, "turbolb_affinity_hits_total",              \
-	  "Continuation packets of multi-packet messages kept on their "      \
-	  "core.")                                                            \
-	X(incomplete_messages, COUNTER, "turbolb_incomplete_messages_total",  \
-	  "Multi-packet messages whose last packet never came, or that "      \
-	  "lost their core: their charge handed back.")                       \
-	X(held, COUNTER, "turbolb_fifo_held_total",                           \
-	  "Requests put in the NIC-side FIFO.")                               \
-	X(released, COUNTER, "turbolb_fifo_released_total",                   \
-	  "Requests that left the NIC-side FIFO to a host core.")             \
-	X(responses, COUNTER, "turbolb_responses_total",                      \
-	  "Response packets sent to the uplink.")                             \
-	X(completions_inband, COUNTER, "turbolb_completions_inband_total",    \
-	  "Completions counted from responses.")                              \
+#define TLB_DP_COUNTERS(X)                                                     \
+	X(rx_uplink, COUNTER, "turbolb_uplink_rx_frames_total",                \
+	  "Frames received from the uplink.")                                  \
+	X(rx_targets, COUNTER, "turbolb_targets_rx_frames_total",              \
+	  "Frames received from the host cores' ports.")                       \
+	X(steered, COUNTER, "turbolb_steered_packets_total",                   \
+	  "Request packets sent to a host core.")                              \
+	X(messages, COUNTER, "turbolb_requests_total",                         \
+	  "Request messages charged to a host core.")                          \
+	X(affinity_hits, COUNTER, "turbolb_affinity_hits_total",               \
+	  "Continuation packets of multi-packet messages kept on their "       \
+	  "core.")                                                             \
+	X(incomplete_messages, COUNTER, "turbolb_incomplete_messages_total",   \
+	  "Multi-packet messages whose last packet never came, or that "       \
+	  "lost their core: their charge handed back.")                        \
+	X(held, COUNTER, "turbolb_fifo_held_total",                            \
+	  "Requests put in the NIC-side FIFO.")                                \
+	X(released, COUNTER, "turbolb_fifo_released_total",                    \
+	  "Requests that left the NIC-side FIFO to a host core.")              \
+	X(responses, COUNTER, "turbolb_responses_total",                       \
+	  "Response packets sent to the uplink.")                              \
+	X(completions_inband, COUNTER, "turbolb_completions_inband_total",     \
+	  "Completions counted from responses.")                               \
 	X(resp_core_mismatch, COUNTER, "turbolb_response_core_mismatch_total", \
-	  "Responses whose server_core is not the core of the queue "         \
-	  "they came on (counted at the queue's core).")                      \
-	X(completions_credit, COUNTER, "turbolb_completions_credit_total",    \
-	  "Completions counted from the credit ring.")                        \
-	X(completions_extra, COUNTER, "turbolb_completions_extra_total",      \
-	  "Completions beyond what was outstanding, of no written-off "       \
-	  "request (duplicates).")                                            \
-	X(late_completions, COUNTER, "turbolb_late_completions_total",        \
-	  "Completions of written-off requests.")                             \
-	X(written_off, COUNTER, "turbolb_written_off_requests_total",         \
-	  "Requests written off at a host core stale for "                    \
-	  "host.write_off_us.")                                               \
-	X(written_off_work_ns, SECONDS, "turbolb_written_off_work_seconds_total", \
-	  "The work of the written-off requests, in seconds.")                \
-	X(pass_up, COUNTER, "turbolb_pass_up_frames_total",                   \
-	  "Non-RPC frames from the uplink sent to the default target.")       \
-	X(pass_down, COUNTER, "turbolb_pass_down_frames_total",               \
-	  "Non-RPC frames from the host side sent to the uplink.")            \
-	X(host_restarts, COUNTER, "turbolb_host_restarts_total",              \
-	  "Credit ring epoch changes seen.")                                  \
-	X(stranded, COUNTER, "turbolb_stranded_requests_total",               \
-	  "Requests in flight at a host that restarted.")                     \
-	X(kicks_sent, COUNTER, "turbolb_kicks_sent_total",                    \
-	  "Doorbells rung: a request steered to a host core that is "         \
-	  "not running.")                                                     \
-	X(kicks_stall, COUNTER, "turbolb_kicks_stall_total",                  \
-	  "Doorbells rung: a host core with work and no progress.")           \
-	X(drop_fifo_full, DROP, "fifo_full",                                  \
-	  "A request to hold, the FIFO full (or no FIFO).")                   \
-	X(drop_no_core, DROP, "no_core",                                      \
-	  "No eligible host core.")                                           \
-	X(drop_tx_full, DROP, "tx_full",                                      \
-	  "A host core's TX ring full.")                                      \
-	X(drop_uplink_tx_full, DROP, "uplink_tx_full",                        \
-	  "The uplink's TX ring full.")                                       \
-	X(drop_default_tx_full, DROP, "default_tx_full",                      \
-	  "The default target's TX ring full.")                               \
-	X(drop_no_default_target, DROP, "no_default_target",                  \
-	  "A non-RPC frame, no default target.")                              \
-	X(drop_bad_direction, DROP, "bad_direction",                          \
-	  "A response from the uplink, or a request from a host.")            \
-	X(drop_multi_segment, DROP, "multi_segment",                          \
-	  "A frame that could not be linearized.")                            \
-	X(drop_continuation, DROP, "continuation",                            \
-	  "A packet of a message whose core left rotation.")                  \
-	X(drop_shutdown, DROP, "shutdown",                                    \
+	  "Responses whose server_core is not the core of the queue "          \
+	  "they came on (counted at the queue's core).")                       \
+	X(completions_credit, COUNTER, "turbolb_completions_credit_total",     \
+	  "Completions counted from the credit ring.")                         \
+	X(completions_extra, COUNTER, "turbolb_completions_extra_total",       \
+	  "Completions beyond what was outstanding, of no written-off "        \
+	  "request (duplicates).")                                             \
+	X(late_completions, COUNTER, "turbolb_late_completions_total",         \
+	  "Completions of written-off requests.")                              \
+	X(written_off, COUNTER, "turbolb_written_off_requests_total",          \
+	  "Requests written off at a host core stale for "                     \
+	  "host.write_off_us.")                                                \
+	X(written_off_work_ns, SECONDS,                                        \
+	  "turbolb_written_off_work_seconds_total",                            \
+	  "The work of the written-off requests, in seconds.")                 \
+	X(pass_up, COUNTER, "turbolb_pass_up_frames_total",                    \
+	  "Non-RPC frames from the uplink sent to the default target.")        \
+	X(pass_down, COUNTER, "turbolb_pass_down_frames_total",                \
+	  "Non-RPC frames from the host side sent to the uplink.")             \
+	X(host_restarts, COUNTER, "turbolb_host_restarts_total",               \
+	  "Credit ring epoch changes seen.")                                   \
+	X(stranded, COUNTER, "turbolb_stranded_requests_total",                \
+	  "Requests in flight at a host that restarted.")                      \
+	X(kicks_sent, COUNTER, "turbolb_kicks_sent_total",                     \
+	  "Doorbells rung: a request steered to a host core that is "          \
+	  "not running.")                                                      \
+	X(kicks_stall, COUNTER, "turbolb_kicks_stall_total",                   \
+	  "Doorbells rung: a host core with work and no progress.")            \
+	X(drop_fifo_full, DROP, "fifo_full",                                   \
+	  "A request to hold, the FIFO full (or no FIFO).")                    \
+	X(drop_no_core, DROP, "no_core", "No eligible host core.")             \
+	X(drop_tx_full, DROP, "tx_full", "A host core's TX ring full.")        \
+	X(drop_uplink_tx_full, DROP, "uplink_tx_full",                         \
+	  "The uplink's TX ring full.")                                        \
+	X(drop_default_tx_full, DROP, "default_tx_full",                       \
+	  "The default target's TX ring full.")                                \
+	X(drop_no_default_target, DROP, "no_default_target",                   \
+	  "A non-RPC frame, no default target.")                               \
+	X(drop_bad_direction, DROP, "bad_direction",                           \
+	  "A response from the uplink, or a request from a host.")             \
+	X(drop_multi_segment, DROP, "multi_segment",                           \
+	  "A frame that could not be linearized.")                             \
+	X(drop_continuation, DROP, "continuation",                             \
+	  "A packet of a message whose core left rotation.")                   \
+	X(drop_shutdown, DROP, "shutdown",                                     \
 	  "Still held in the FIFO at shutdown.")
 
 #endif /* TURBOLB_DP_COUNTERS_H */

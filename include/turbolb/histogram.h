@@ -15,7 +15,7 @@
 
 #define TLB_HIST_SUB_BITS 7
 #define TLB_HIST_MAX_BITS 42
-#define TLB_HIST_BUCKETS                                                     \
+#define TLB_HIST_BUCKETS                                                       \
 	((TLB_HIST_MAX_BITS - TLB_HIST_SUB_BITS + 1) << TLB_HIST_SUB_BITS)
 
 struct tlb_hist {

@@ -51,8 +51,8 @@ extern "C" {
 #define TLB_HOST_API
 #endif
 
-#define TLB_HOST_BATCH_DEFAULT	  16u
-#define TLB_HOST_BATCH_MAX	  4096u
+#define TLB_HOST_BATCH_DEFAULT    16u
+#define TLB_HOST_BATCH_MAX        4096u
 #define TLB_HOST_CHECK_MS_DEFAULT 100u
 
 struct tlb_host;

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TLB_MAX_CORES 256u
+#define TLB_MAX_CORES  256u
 #define TLB_CACHE_LINE 64
 
 struct tlb_core_load {
@@ -37,7 +37,7 @@ struct tlb_core_load {
 	uint8_t capped;  /* probing with a request outstanding: not picked
 			    (kept by tlb_lv_refresh()) */
 	uint8_t pad[3];
-	uint64_t stale_events; /* times this core was marked stale */
+	uint64_t stale_events;   /* times this core was marked stale */
 	uint64_t stale_since_ns; /* when it was last marked stale */
 	/* what was written off at this core: lost, as far as the view
 	 * knows, and no longer outstanding */
@@ -56,7 +56,7 @@ struct tlb_core_load {
  * TLB_KEY_NONE for a core out of rotation and for every slot from
  * n_cores on. */
 #define TLB_KEY_NONE UINT32_MAX
-#define TLB_KEY_MAX (UINT32_MAX - 1)
+#define TLB_KEY_MAX  (UINT32_MAX - 1)
 
 struct tlb_load_view {
 	uint32_t n_cores;
@@ -70,8 +70,10 @@ struct tlb_load_view {
 	 * TLB_KEY_NONE). 32 bits each, 16 to a cache line, so that the
 	 * argmin compares them 4 at a time (src/lib/argmin.h). Only the
 	 * writer (the dispatcher, where policies run) reads them. */
-	uint32_t key_req[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
-	uint32_t key_work[TLB_MAX_CORES] __attribute__((aligned(TLB_CACHE_LINE)));
+	uint32_t key_req[TLB_MAX_CORES]
+		__attribute__((aligned(TLB_CACHE_LINE)));
+	uint32_t key_work[TLB_MAX_CORES]
+		__attribute__((aligned(TLB_CACHE_LINE)));
 	struct tlb_core_load core[TLB_MAX_CORES];
 };
 
@@ -153,16 +155,16 @@ tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 
 	lv->key_gen++;
 	lv->key_req[i] = tlb_lv_key(c->sent - c->completed, mask);
-	lv->key_work[i] = tlb_lv_key(c->sent_work_ns - c->completed_work_ns,
-				     mask);
+	lv->key_work[i] =
+		tlb_lv_key(c->sent_work_ns - c->completed_work_ns, mask);
 }
 
 /* tlb_lv_on_dispatch() for a caller that knows the work key the
  * dispatch gives core i: key_work is what tlb_lv_on_dispatch() computes
  * (jlq keeps its order of the keys exact with it). */
 static inline void
-tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i,
-		       uint32_t work_ns, uint32_t key_work)
+tlb_lv_on_dispatch_key(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns,
+		       uint32_t key_work)
 {
 	struct tlb_core_load *c = &lv->core[i];
 	uint32_t kr = lv->key_req[i];
@@ -188,10 +190,11 @@ tlb_lv_on_dispatch(struct tlb_load_view *lv, uint32_t i, uint32_t work_ns)
 	 * TLB_KEY_NONE again. tlb_lv_key(sum, 0u - (kw == TLB_KEY_NONE))
 	 * says the same with a mask built on every dispatch; this form
 	 * needs none. */
-	tlb_lv_on_dispatch_key(lv, i, work_ns,
-			       sum < TLB_KEY_MAX ?
-				       (uint32_t)sum :
-				       TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE));
+	tlb_lv_on_dispatch_key(
+		lv, i, work_ns,
+		sum < TLB_KEY_MAX
+			? (uint32_t)sum
+			: TLB_KEY_MAX | (uint32_t)(kw == TLB_KEY_NONE));
 }
 
 /* Counts n completions carrying work_ns of charged work in all. A

@@ -35,8 +35,8 @@ struct tlb_metric_stat {
 	const char *reason; /* drops: the reason label, NULL: the key's
 			     * rest after "drop_" (prefix entries) or none */
 	enum tlb_metric_type type;
-	bool ns;            /* the value is nanoseconds: exported /1e9 */
-	const char *help;   /* the one description of the counter */
+	bool ns;          /* the value is nanoseconds: exported /1e9 */
+	const char *help; /* the one description of the counter */
 };
 
 /* The description of a /turbolb/stats key, or NULL when it has none. */
@@ -87,10 +87,11 @@ struct tlb_metric_hist {
 };
 
 /* Writes the text for stats[0..n_stats), cores[0..n_cores) (cores in
- * any order) and, unless NULL, the residence histogram to f. A key the table does not describe is left out and
- * counted: the return value, so that an older turbolbctl can warn about
- * a newer daemon's counters (the daemon's own keys are all described:
- * tests/unit/test_metrics.c and tests/cli/test_metrics.sh). */
+ * any order) and, unless NULL, the residence histogram to f. A key the table
+ * does not describe is left out and counted: the return value, so that an older
+ * turbolbctl can warn about a newer daemon's counters (the daemon's own keys
+ * are all described: tests/unit/test_metrics.c and tests/cli/test_metrics.sh).
+ */
 unsigned int tlb_metrics_write(FILE *f, const struct tlb_metric_sample *stats,
 			       size_t n_stats,
 			       const struct tlb_metric_core *cores,

@@ -16,7 +16,7 @@
 #include "turbolb/rng.h"
 
 #define TLB_POLICY_NAME_MAX 16
-#define TLB_MAX_CLASSES 16u /* service classes with their own average */
+#define TLB_MAX_CLASSES     16u /* service classes with their own average */
 /* Room for the largest policy state (rss's hash tables); each policy file
  * asserts that its state fits. */
 #define TLB_POLICY_STATE_SIZE 4864u
@@ -56,16 +56,20 @@ struct tlb_policy_param {
 	const char *text;
 };
 
-#define TLB_POLICY_PARAM_UINT(name_, field, lo, hi, def_, text_) \
-	{ .name = name_, .type = TLB_PARAM_UINT, \
-	  .off = offsetof(struct tlb_policy_params, field), \
-	  .size = sizeof(((struct tlb_policy_params *)0)->field), \
-	  .min = lo, .max = hi, .def = def_, .text = text_ }
-#define TLB_POLICY_PARAM_BOOL(name_, field, def_, text_) \
-	{ .name = name_, .type = TLB_PARAM_BOOL, \
-	  .off = offsetof(struct tlb_policy_params, field), \
-	  .size = sizeof(bool), .min = 0, .max = 1, .def = def_, \
-	  .text = text_ }
+#define TLB_POLICY_PARAM_UINT(name_, field, lo, hi, def_, text_)               \
+	{                                                                      \
+		.name = name_, .type = TLB_PARAM_UINT,                         \
+		.off = offsetof(struct tlb_policy_params, field),              \
+		.size = sizeof(((struct tlb_policy_params *)0)->field),        \
+		.min = lo, .max = hi, .def = def_, .text = text_               \
+	}
+#define TLB_POLICY_PARAM_BOOL(name_, field, def_, text_)                       \
+	{                                                                      \
+		.name = name_, .type = TLB_PARAM_BOOL,                         \
+		.off = offsetof(struct tlb_policy_params, field),              \
+		.size = sizeof(bool), .min = 0, .max = 1, .def = def_,         \
+		.text = text_                                                  \
+	}
 
 /* What a policy may look at for one request. */
 struct tlb_request_info {
@@ -116,7 +120,7 @@ struct tlb_policy {
 	 * at once when a request brings it there: holding it would only
 	 * idle the core. */
 	uint32_t bound;
-	uint32_t cursor;     /* rr position, tie-break rotation */
+	uint32_t cursor; /* rr position, tie-break rotation */
 	struct tlb_rng rng;
 	/* jlq: per-class running average of observed service time (ns),
 	 * used as the work estimate when a request carries no hint */

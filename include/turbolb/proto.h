@@ -10,11 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TLB_RPC_MAGIC 0x5442u /* "TB" */
-#define TLB_RPC_VERSION 1u
-#define TLB_RPC_HDR_LEN 48u
-#define TLB_RPC_MAX_PKTS 64u /* bound on packets per message */
-#define TLB_RPC_MAX_PORTS 8u /* UDP ports one daemon serves */
+#define TLB_RPC_MAGIC     0x5442u /* "TB" */
+#define TLB_RPC_VERSION   1u
+#define TLB_RPC_HDR_LEN   48u
+#define TLB_RPC_MAX_PKTS  64u /* bound on packets per message */
+#define TLB_RPC_MAX_PORTS 8u  /* UDP ports one daemon serves */
 
 enum tlb_msg_type {
 	TLB_MSG_REQUEST = 1,
@@ -50,24 +50,26 @@ enum {
 struct tlb_rpc_hdr {
 	uint16_t magic;
 	uint8_t version;
-	uint8_t type;        /* enum tlb_msg_type */
-	uint16_t flags;      /* TLB_RPC_F_* */
-	uint16_t svc_class;  /* service class (per-class averages in jlq) */
-	uint64_t req_id;     /* unique per client flow */
-	uint16_t pkt_idx;    /* 0 .. pkt_cnt-1 */
-	uint16_t pkt_cnt;    /* 1 .. TLB_RPC_MAX_PKTS */
-	uint16_t payload_len; /* payload bytes in this packet after the header */
-	uint16_t status;     /* responses/errors: 0 = ok, else enum tlb_rpc_status */
+	uint8_t type;       /* enum tlb_msg_type */
+	uint16_t flags;     /* TLB_RPC_F_* */
+	uint16_t svc_class; /* service class (per-class averages in jlq) */
+	uint64_t req_id;    /* unique per client flow */
+	uint16_t pkt_idx;   /* 0 .. pkt_cnt-1 */
+	uint16_t pkt_cnt;   /* 1 .. TLB_RPC_MAX_PKTS */
+	uint16_t
+		payload_len; /* payload bytes in this packet after the header */
+	uint16_t
+		status; /* responses/errors: 0 = ok, else enum tlb_rpc_status */
 	uint32_t svc_hint_ns; /* expected service time, if TLB_RPC_F_HINT */
-	uint32_t work_ns;    /* work the NIC charged; server echoes it */
-	uint64_t client_ts;  /* client timestamp; server echoes it */
+	uint32_t work_ns;     /* work the NIC charged; server echoes it */
+	uint64_t client_ts;   /* client timestamp; server echoes it */
 	uint16_t server_core; /* responses: host core that served it, as the
 				 server knows it; TLB_RPC_CORE_UNKNOWN: not
 				 said. The daemon attributes a response by
 				 the queue it arrives on and counts a
 				 disagreement (docs/protocol.md) */
-	uint16_t reserved;   /* zero on send, ignored on receive */
-	uint32_t service_ns; /* responses: measured service time */
+	uint16_t reserved;    /* zero on send, ignored on receive */
+	uint32_t service_ns;  /* responses: measured service time */
 };
 
 #define TLB_RPC_CORE_UNKNOWN 0xffffu
@@ -81,9 +83,9 @@ enum tlb_rpc_status {
 
 /* What a frame is, once parsed. */
 enum tlb_frame_class {
-	TLB_FRAME_PASS = 0,  /* not an RPC for us: ARP, ICMP, ND, other ports */
-	TLB_FRAME_REQUEST,   /* RPC request (to one of our ports) */
-	TLB_FRAME_RESPONSE,  /* RPC response or error (from one of our ports) */
+	TLB_FRAME_PASS = 0, /* not an RPC for us: ARP, ICMP, ND, other ports */
+	TLB_FRAME_REQUEST,  /* RPC request (to one of our ports) */
+	TLB_FRAME_RESPONSE, /* RPC response or error (from one of our ports) */
 };
 
 /* Parse errors: each failure has its own code and string. */
@@ -92,7 +94,8 @@ enum tlb_parse_err {
 	TLB_PARSE_TRUNC_ETH,      /* shorter than an Ethernet header */
 	TLB_PARSE_TRUNC_VLAN,     /* 802.1Q tag cut short */
 	TLB_PARSE_TRUNC_IP,       /* shorter than the IP header */
-	TLB_PARSE_BAD_IP_VERSION, /* IP version field does not match ethertype */
+	TLB_PARSE_BAD_IP_VERSION, /* IP version field does not match ethertype
+				   */
 	TLB_PARSE_BAD_IHL,        /* IPv4 IHL < 5 or beyond the frame */
 	TLB_PARSE_BAD_IP_LEN,     /* IP total/payload length inconsistent */
 	TLB_PARSE_IP_FRAGMENT,    /* fragmented datagram to an RPC port */

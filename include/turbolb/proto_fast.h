@@ -22,7 +22,7 @@
 
 #include "turbolb/proto.h"
 
-#define TLB_FAST_IP_OFF 14u
+#define TLB_FAST_IP_OFF  14u
 #define TLB_FAST_UDP_OFF 34u
 #define TLB_FAST_RPC_OFF 42u
 #define TLB_FAST_MIN_LEN (TLB_FAST_RPC_OFF + TLB_RPC_HDR_LEN)
@@ -59,7 +59,7 @@ tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
 	size_t tot_len;
 
 	if (len < TLB_FAST_MIN_LEN ||
-	    tlb_fast_rd32(b + 12) >> 8 != 0x080045u || /* IPv4, IHL 5 */
+	    tlb_fast_rd32(b + 12) >> 8 != 0x080045u ||   /* IPv4, IHL 5 */
 	    (tlb_fast_rd32(b + 20) & 0x3fff00ffu) != 17) /* MF, offset; UDP */
 		return false;
 	tot_len = tlb_fast_rd16(b + TLB_FAST_IP_OFF + 2);
@@ -82,8 +82,8 @@ tlb_fast_our_port_slow(const struct tlb_parse_opts *opts, uint16_t port)
 static inline __attribute__((always_inline)) bool
 tlb_fast_our_port(const struct tlb_parse_opts *opts, uint16_t port)
 {
-	if (__builtin_expect(port == opts->udp_ports[0] &&
-				     opts->n_udp_ports != 0, 1))
+	if (__builtin_expect(
+		    port == opts->udp_ports[0] && opts->n_udp_ports != 0, 1))
 		return true;
 	return tlb_fast_our_port_slow(opts, port);
 }

@@ -25,7 +25,7 @@ tlb_counter_read(const uint64_t *c)
 
 /* Sums counter `idx` over n_blocks blocks of stride bytes starting at
  * base, each block an array of uint64_t counters. */
-uint64_t tlb_counter_sum(const void *base, unsigned int n_blocks,
-			 size_t stride, unsigned int idx);
+uint64_t tlb_counter_sum(const void *base, unsigned int n_blocks, size_t stride,
+			 unsigned int idx);
 
 #endif /* TURBOLB_STATS_H */

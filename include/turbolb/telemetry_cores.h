@@ -36,19 +36,19 @@
 
 /* One host core's entry, as read from the load view and the transport. */
 struct tlb_tel_core {
-	uint32_t id;           /* host core id: the entry's key */
-	uint32_t dispatcher;   /* the dispatcher that owns the core */
+	uint32_t id;         /* host core id: the entry's key */
+	uint32_t dispatcher; /* the dispatcher that owns the core */
 	uint64_t sent;
 	uint64_t completed;
 	uint64_t outstanding;
 	uint64_t outstanding_work_ns;
-	const char *state;     /* tlb_tel_core_state() */
+	const char *state; /* tlb_tel_core_state() */
 	uint8_t stale;
 	uint8_t running;
 	uint64_t stale_events;
-	uint64_t written_off;  /* requests written off at this core */
+	uint64_t written_off;    /* requests written off at this core */
 	uint8_t credit_fallback; /* its ring broken: in-band credits */
-	bool has_host;         /* a host transport: host is filled */
+	bool has_host;           /* a host transport: host is filled */
 	struct tlb_transport_core_info host;
 };
 
@@ -73,15 +73,14 @@ void tlb_tel_core_fields(const struct tlb_tel_core *c,
  * host core id) defaults to 0; COUNT defaults to TLB_TEL_CORES_PAGE_MAX,
  * and a larger one is cut to it. Returns 0, or -1 for anything but one
  * or two decimal numbers that fit in 32 bits, or a COUNT of 0. */
-int tlb_tel_cores_params(const char *params, uint32_t *first,
-			 uint32_t *count);
+int tlb_tel_cores_params(const char *params, uint32_t *first, uint32_t *count);
 
 /* One answer: positions into the caller's list of ids, in id order. */
 struct tlb_tel_page {
-	uint32_t n;                              /* cores listed */
+	uint32_t n; /* cores listed */
 	uint32_t pos[TLB_TEL_CORES_PAGE_MAX];
-	bool more;                               /* cores past the page */
-	uint32_t next;                           /* the lowest such id */
+	bool more;     /* cores past the page */
+	uint32_t next; /* the lowest such id */
 };
 
 /* Picks from ids[0..n_ids) (every host core's id once, in any order) the

@@ -50,8 +50,8 @@
 
 /* What the control thread shows of one host core (telemetry). */
 struct tlb_transport_core_info {
-	uint32_t tid;      /* thread serving the core; 0: not published */
-	bool off_cpu;      /* the kick agent saw that thread off its CPU */
+	uint32_t tid; /* thread serving the core; 0: not published */
+	bool off_cpu; /* the kick agent saw that thread off its CPU */
 	struct tlb_cr_kick_stats kick;
 };
 

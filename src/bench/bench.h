@@ -40,11 +40,11 @@
 #include "turbolb/transport.h"
 #include "dp.h"
 
-#define BENCH_MAX_DPS 8u
+#define BENCH_MAX_DPS  8u
 #define BENCH_RPC_PORT 9000u
-#define BENCH_PAYLOAD 32u
+#define BENCH_PAYLOAD  32u
 /* Work charged per request in reqresp mode, echoed by every response. */
-#define BENCH_RESP_WORK_NS 1000u
+#define BENCH_RESP_WORK_NS    1000u
 #define BENCH_RESP_SERVICE_NS 800u /* service time every response reports */
 
 enum bench_mode {
@@ -54,15 +54,15 @@ enum bench_mode {
 
 struct bench_world {
 	/* shape */
-	unsigned int gen;          /* makes ring and port names unique */
+	unsigned int gen; /* makes ring and port names unique */
 	unsigned int n_cores;
 	unsigned int n_dps;
 	unsigned int queues_per_port;
-	unsigned int n_tports;     /* target ports */
-	unsigned int preload;      /* requests in flight per dispatcher */
+	unsigned int n_tports; /* target ports */
+	unsigned int preload;  /* requests in flight per dispatcher */
 	unsigned int burst;
 	unsigned int flows;
-	bool copy;                 /* targets have their own TX rings */
+	bool copy; /* targets have their own TX rings */
 	/* host.credits ring: the daemon drains a credit ring (the shm
 	 * transport) that the host step posts to through libturbolb-host,
 	 * one completion per response; otherwise credits are in-band. */
@@ -93,12 +93,12 @@ struct bench_world {
 struct bench_run {
 	struct bench_world *w;
 	enum bench_mode mode;
-	bool verify;        /* check every frame in the host step */
-	bool callgrind;     /* zero and dump callgrind costs around it */
+	bool verify;    /* check every frame in the host step */
+	bool callgrind; /* zero and dump callgrind costs around it */
 	const char *label;
-	int fwd;            /* 0: turbolbd; 1: io; 2: macswap forwarding */
-	uint64_t warmup;    /* packets per dispatcher before measuring */
-	uint64_t quota;     /* packets per dispatcher measured */
+	int fwd;         /* 0: turbolbd; 1: io; 2: macswap forwarding */
+	uint64_t warmup; /* packets per dispatcher before measuring */
+	uint64_t quota;  /* packets per dispatcher measured */
 	const char *policy;
 
 	/* per dispatcher */
@@ -111,8 +111,8 @@ struct bench_run {
 
 	/* per host core, counted by the host step (copy worlds) */
 	uint64_t seen[TLB_MAX_CORES];
-	int16_t flow_core[65536];       /* rss: where each flow went */
-	char error[256];                /* first failure, "" if none */
+	int16_t flow_core[65536]; /* rss: where each flow went */
+	char error[256];          /* first failure, "" if none */
 	volatile bool failed;
 
 	/* a spin barrier for the D worker lcores */
@@ -146,10 +146,10 @@ struct bench_lat {
 	uint64_t samples, preempted;
 	uint32_t polls_waited_max;
 	uint64_t polls, made, measured_made, seen;
-	uint64_t taken;           /* requests (reqresp: responses) taken */
-	uint64_t gaps, gap_tsc;   /* in the measured window */
-	uint64_t backlogged;      /* arrivals late: the uplink or every mbuf full */
-	uint64_t t0, t1;          /* the measured window, daemon's clock */
+	uint64_t taken;         /* requests (reqresp: responses) taken */
+	uint64_t gaps, gap_tsc; /* in the measured window */
+	uint64_t backlogged; /* arrivals late: the uplink or every mbuf full */
+	uint64_t t0, t1;     /* the measured window, daemon's clock */
 	uint64_t skip, last_gap_end;
 	bool failed;
 	char error[128];
@@ -163,8 +163,7 @@ int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int n_cores, unsigned int n_dps,
 		       unsigned int qpp, unsigned int preload,
 		       unsigned int burst, unsigned int flows, bool copy,
-		       bool ring_credits,
-		       const struct bench_dp_cfg *dpc,
+		       bool ring_credits, const struct bench_dp_cfg *dpc,
 		       char *err, size_t errlen);
 void bench_world_destroy(struct bench_world *w);
 /* Empties every ring (frees what was there), then loads each dispatcher's
@@ -176,9 +175,8 @@ unsigned int bench_world_drain(struct bench_world *w);
 /* A request of flow `flow` as the client sends it; a response as the
  * host sends it back (work and service time of BENCH_RESP_*). NULL when
  * the pool is empty. */
-struct rte_mbuf *bench_request_mbuf(struct rte_mempool *pool,
-				    unsigned int flow, uint64_t id,
-				    enum bench_mode mode);
+struct rte_mbuf *bench_request_mbuf(struct rte_mempool *pool, unsigned int flow,
+				    uint64_t id, enum bench_mode mode);
 struct rte_mbuf *bench_response_mbuf(struct rte_mempool *pool,
 				     unsigned int flow, uint64_t id);
 /* Request template of a flow; what the datapath must have stamped. */

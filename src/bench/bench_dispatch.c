@@ -39,20 +39,25 @@
 #ifdef TLB_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
 #else
-#define CALLGRIND_ZERO_STATS do { } while (0)
-#define CALLGRIND_DUMP_STATS_AT(s) do { (void)(s); } while (0)
+#define CALLGRIND_ZERO_STATS                                                   \
+	do {                                                                   \
+	} while (0)
+#define CALLGRIND_DUMP_STATS_AT(s)                                             \
+	do {                                                                   \
+		(void)(s);                                                     \
+	} while (0)
 #endif
 
 #include "turbolb/policy.h"
 #include "bench.h"
 #include "cli.h"
 
-#define MAX_LIST 8
+#define MAX_LIST      8
 #define FWD_MAX_BURST 512
 
 enum fwd_kind { FWD_NONE = 0, FWD_IO = 1, FWD_MACSWAP = 2 };
-static const char *const fwd_names[] = { "turbolbd", "io", "macswap" };
-static const char *const mode_names[] = { "request", "reqresp" };
+static const char *const fwd_names[] = {"turbolbd", "io", "macswap"};
+static const char *const mode_names[] = {"request", "reqresp"};
 
 struct opts {
 	const char *policies[MAX_LIST];
@@ -77,7 +82,7 @@ struct opts {
 	bool huge;
 	unsigned int memory_mb;
 	const char *json;
-	double loads[MAX_LIST];   /* latency mode: fractions of saturation */
+	double loads[MAX_LIST]; /* latency mode: fractions of saturation */
 	unsigned int n_loads;
 	uint64_t lat_packets;
 	int cpus[BENCH_MAX_DPS + 1];
@@ -98,7 +103,7 @@ struct result {
 	double mpps[64];     /* wall clock */
 	double cpu_mpps[64]; /* per second of the dispatchers' CPU time */
 	unsigned int n;
-	uint64_t pkts;       /* measured packets of the last repetition */
+	uint64_t pkts; /* measured packets of the last repetition */
 	double pkts_per_poll;
 	uint64_t held, released;
 	double median, cpu_median;
@@ -110,10 +115,10 @@ struct lat_result {
 	const char *policy;
 	enum bench_mode mode;
 	unsigned int cores;
-	double load;           /* the fraction asked for; 1: saturation */
-	double sat_mrps;       /* the saturation it is a fraction of */
-	double rate_mrps;      /* achieved, gaps left out */
-	double dispatch_ns;    /* CPU time per request at saturation */
+	double load;        /* the fraction asked for; 1: saturation */
+	double sat_mrps;    /* the saturation it is a fraction of */
+	double rate_mrps;   /* achieved, gaps left out */
+	double dispatch_ns; /* CPU time per request at saturation */
 	uint64_t p50, p99, p999, max, clean_p99;
 	double mean;
 	uint32_t polls_waited_max;
@@ -162,8 +167,7 @@ policies_fn(const struct cli_opt *opt, const char *arg, char *err,
 }
 
 static int
-mode_item(const char *item, unsigned int i, void *ctx, char *err,
-	  size_t errlen)
+mode_item(const char *item, unsigned int i, void *ctx, char *err, size_t errlen)
 {
 	(void)i;
 	(void)ctx;
@@ -179,8 +183,7 @@ mode_item(const char *item, unsigned int i, void *ctx, char *err,
 }
 
 static int
-modes_fn(const struct cli_opt *opt, const char *arg, char *err,
-	 size_t errlen)
+modes_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 {
 	(void)opt;
 	o.mode[0] = o.mode[1] = false;
@@ -188,16 +191,16 @@ modes_fn(const struct cli_opt *opt, const char *arg, char *err,
 }
 
 static int
-load_item(const char *item, unsigned int i, void *ctx, char *err,
-	  size_t errlen)
+load_item(const char *item, unsigned int i, void *ctx, char *err, size_t errlen)
 {
 	double v;
 
 	(void)ctx;
 	if (cli_parse_double(item, &v) != 0 || !(v > 0 && v <= 1) ||
 	    i == MAX_LIST) {
-		snprintf(err, errlen, "'%s' is no fraction in (0, 1] (at "
-				      "most %u)",
+		snprintf(err, errlen,
+			 "'%s' is no fraction in (0, 1] (at "
+			 "most %u)",
 			 item, MAX_LIST);
 		return -1;
 	}
@@ -206,8 +209,7 @@ load_item(const char *item, unsigned int i, void *ctx, char *err,
 }
 
 static int
-loads_fn(const struct cli_opt *opt, const char *arg, char *err,
-	 size_t errlen)
+loads_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 {
 	int n = cli_list(arg, load_item, NULL, err, errlen);
 
@@ -218,36 +220,61 @@ loads_fn(const struct cli_opt *opt, const char *arg, char *err,
 	return 0;
 }
 
-static const char *const credit_modes[] = { "inband", "ring", NULL };
+static const char *const credit_modes[] = {"inband", "ring", NULL};
 static unsigned int cpus_u[BENCH_MAX_DPS + 1];
 static bool no_baselines, warm_set, dps_set;
 
-#define UINT_OPT(nm, field, low, high, dflt, text)                           \
-	{ .name = nm, .kind = CLI_UINT, CLI_DEST(o.field), .lo = (low),      \
-	  .hi = (high), .def = (dflt), .arg = "N", .help = text }
+#define UINT_OPT(nm, field, low, high, dflt, text)                             \
+	{                                                                      \
+		.name = nm, .kind = CLI_UINT, CLI_DEST(o.field), .lo = (low),  \
+		.hi = (high), .def = (dflt), .arg = "N", .help = text          \
+	}
 
 static const struct cli_opt opts[] = {
-	{ .name = "policies", .kind = CLI_FN, .fn = policies_fn,
-	  .def = "rss,rr,random,pod,jsq,jlq,jbsq", .arg = "LIST",
-	  .help = "policies to measure" },
-	{ .name = "modes", .kind = CLI_FN, .fn = modes_fn,
-	  .def = "request,reqresp", .arg = "LIST",
-	  .help = "request: requests only, no responses (jbsq skipped:\n"
-		  "it needs completions); reqresp: the benchmark answers\n"
-		  "every request, the datapath also runs the response path" },
-	{ .name = "cores", .kind = CLI_UINT_LIST, CLI_DEST(o.cores), .lo = 1,
-	  .hi = TLB_MAX_CORES, .max_items = MAX_LIST, .count = &o.n_cores,
-	  .def = "16", .arg = "LIST",
-	  .help = "host cores (targets), e.g. 2,8,16,64" },
-	{ .name = "dispatchers", .kind = CLI_UINT_LIST, CLI_DEST(o.dps),
-	  .lo = 1, .hi = BENCH_MAX_DPS, .max_items = MAX_LIST,
-	  .count = &o.n_dps, .seen = &dps_set, .def = "1", .arg = "LIST",
-	  .help = "dispatcher lcores, e.g. 1,2" },
+	{.name = "policies",
+	 .kind = CLI_FN,
+	 .fn = policies_fn,
+	 .def = "rss,rr,random,pod,jsq,jlq,jbsq",
+	 .arg = "LIST",
+	 .help = "policies to measure"},
+	{.name = "modes",
+	 .kind = CLI_FN,
+	 .fn = modes_fn,
+	 .def = "request,reqresp",
+	 .arg = "LIST",
+	 .help = "request: requests only, no responses (jbsq skipped:\n"
+		 "it needs completions); reqresp: the benchmark answers\n"
+		 "every request, the datapath also runs the response path"},
+	{.name = "cores",
+	 .kind = CLI_UINT_LIST,
+	 CLI_DEST(o.cores),
+	 .lo = 1,
+	 .hi = TLB_MAX_CORES,
+	 .max_items = MAX_LIST,
+	 .count = &o.n_cores,
+	 .def = "16",
+	 .arg = "LIST",
+	 .help = "host cores (targets), e.g. 2,8,16,64"},
+	{.name = "dispatchers",
+	 .kind = CLI_UINT_LIST,
+	 CLI_DEST(o.dps),
+	 .lo = 1,
+	 .hi = BENCH_MAX_DPS,
+	 .max_items = MAX_LIST,
+	 .count = &o.n_dps,
+	 .seen = &dps_set,
+	 .def = "1",
+	 .arg = "LIST",
+	 .help = "dispatcher lcores, e.g. 1,2"},
 	UINT_OPT("packets", packets, 1, UINT64_MAX / 4, "2000000",
 		 "uplink packets per measurement"),
-	{ .name = "warmup", .kind = CLI_UINT, CLI_DEST(o.warmup),
-	  .hi = UINT64_MAX / 4, .seen = &warm_set, .arg = "N",
-	  .help = "packets before measuring (default packets/10)" },
+	{.name = "warmup",
+	 .kind = CLI_UINT,
+	 CLI_DEST(o.warmup),
+	 .hi = UINT64_MAX / 4,
+	 .seen = &warm_set,
+	 .arg = "N",
+	 .help = "packets before measuring (default packets/10)"},
 	UINT_OPT("reps", reps, 1, 64, "5",
 		 "repetitions, the median is reported"),
 	UINT_OPT("preload", preload, 0, 0, NULL,
@@ -263,40 +290,69 @@ static const struct cli_opt opts[] = {
 	UINT_OPT("jbsq-k", jbsq_k, 0, 0, "2", "policy.k for jbsq"),
 	UINT_OPT("queues-per-port", qpp, 1, 16, "4",
 		 "target queues per net_ring port"),
-	{ .name = "no-baselines", .kind = CLI_FLAG, CLI_DEST(no_baselines),
-	  .help = "skip the io/macswap forwarding loops" },
-	{ .name = "credits", .kind = CLI_CHOICE, CLI_DEST(o.ring_credits),
-	  .choices = credit_modes, .arg = "MODE",
-	  .help = "inband (default: completions counted from responses)\n"
-		  "or ring (a credit ring the benchmark's host posts to)" },
-	{ .name = "verify", .kind = CLI_FLAG, CLI_DEST(o.verify),
-	  .help = "also run copy worlds that check every frame" },
-	{ .name = "smoke", .kind = CLI_FLAG, CLI_DEST(o.smoke),
-	  .help = "tiny check that everything works (fails on any drop\n"
-		  "or misroute), 1 and 2 dispatchers; no speed is asserted" },
-	{ .name = "callgrind", .kind = CLI_FLAG, CLI_DEST(o.callgrind),
-	  .help = "one repetition, windows marked for callgrind dumps" },
-	{ .name = "latency", .kind = CLI_FN, .fn = loads_fn, .arg = "LIST",
-	  .help = "latency mode: requests arrive (open loop, Poisson)\n"
-		  "at these fractions of the dispatcher's saturation\n"
-		  "rate, measured first in the same run (e.g.\n"
-		  "0.5,0.9,0.99); reports each request's residence in\n"
-		  "the daemon. One dispatcher; replaces the rate runs" },
+	{.name = "no-baselines",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(no_baselines),
+	 .help = "skip the io/macswap forwarding loops"},
+	{.name = "credits",
+	 .kind = CLI_CHOICE,
+	 CLI_DEST(o.ring_credits),
+	 .choices = credit_modes,
+	 .arg = "MODE",
+	 .help = "inband (default: completions counted from responses)\n"
+		 "or ring (a credit ring the benchmark's host posts to)"},
+	{.name = "verify",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(o.verify),
+	 .help = "also run copy worlds that check every frame"},
+	{.name = "smoke",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(o.smoke),
+	 .help = "tiny check that everything works (fails on any drop\n"
+		 "or misroute), 1 and 2 dispatchers; no speed is asserted"},
+	{.name = "callgrind",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(o.callgrind),
+	 .help = "one repetition, windows marked for callgrind dumps"},
+	{.name = "latency",
+	 .kind = CLI_FN,
+	 .fn = loads_fn,
+	 .arg = "LIST",
+	 .help = "latency mode: requests arrive (open loop, Poisson)\n"
+		 "at these fractions of the dispatcher's saturation\n"
+		 "rate, measured first in the same run (e.g.\n"
+		 "0.5,0.9,0.99); reports each request's residence in\n"
+		 "the daemon. One dispatcher; replaces the rate runs"},
 	UINT_OPT("latency-packets", lat_packets, 1, UINT64_MAX / 4, "200000",
 		 "samples per load"),
-	{ .name = "json", .kind = CLI_STRING, CLI_DEST(o.json), .arg = "FILE",
-	  .help = "write the results as JSON" },
-	{ .name = "cpus", .kind = CLI_UINT_LIST, CLI_DEST(cpus_u),
-	  .hi = CPU_SETSIZE - 1, .max_items = BENCH_MAX_DPS + 1,
-	  .count = &o.n_cpus, .arg = "LIST",
-	  .help = "CPUs for the main lcore, then the dispatchers" },
-	{ .name = "huge", .kind = CLI_FLAG, CLI_DEST(o.huge),
-	  .help = "use hugepages (default --no-huge)" },
-	{ .name = "memory", .kind = CLI_UINT, CLI_DEST(o.memory_mb),
-	  .def = "512", .arg = "MB", .help = "EAL -m" },
-	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
-	  .help = "show this help" },
-	{ .kind = CLI_END },
+	{.name = "json",
+	 .kind = CLI_STRING,
+	 CLI_DEST(o.json),
+	 .arg = "FILE",
+	 .help = "write the results as JSON"},
+	{.name = "cpus",
+	 .kind = CLI_UINT_LIST,
+	 CLI_DEST(cpus_u),
+	 .hi = CPU_SETSIZE - 1,
+	 .max_items = BENCH_MAX_DPS + 1,
+	 .count = &o.n_cpus,
+	 .arg = "LIST",
+	 .help = "CPUs for the main lcore, then the dispatchers"},
+	{.name = "huge",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(o.huge),
+	 .help = "use hugepages (default --no-huge)"},
+	{.name = "memory",
+	 .kind = CLI_UINT,
+	 CLI_DEST(o.memory_mb),
+	 .def = "512",
+	 .arg = "MB",
+	 .help = "EAL -m"},
+	{.name = "help",
+	 .letter = 'h',
+	 .kind = CLI_HELP,
+	 .help = "show this help"},
+	{.kind = CLI_END},
 };
 
 static const struct cli_spec spec = {
@@ -378,8 +434,7 @@ macswap(struct rte_mbuf *m)
 /* One iteration of a forwarding baseline: one RX burst from the uplink,
  * one TX burst to the next target queue of this dispatcher. Not inlined:
  * callgrind collects it by name (--toggle-collect=bench_fwd_poll). */
-__rte_noinline unsigned int bench_fwd_poll(struct bench_run *r,
-					   unsigned int d);
+__rte_noinline unsigned int bench_fwd_poll(struct bench_run *r, unsigned int d);
 __rte_noinline unsigned int
 bench_fwd_poll(struct bench_run *r, unsigned int d)
 {
@@ -389,21 +444,21 @@ bench_fwd_poll(struct bench_run *r, unsigned int d)
 	unsigned int core = d + t * w->n_dps;
 	uint16_t n, sent;
 
-	n = rte_eth_rx_burst(w->up_port, (uint16_t)d, pkts,
-			     (uint16_t)w->burst);
+	n = rte_eth_rx_burst(w->up_port, (uint16_t)d, pkts, (uint16_t)w->burst);
 	if (unlikely(n == 0))
 		return 0;
 	if (r->fwd == FWD_MACSWAP) {
 		for (uint16_t i = 0; i < n; i++) {
 			if (likely(i + 1 < n))
-				rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1],
-							       void *));
+				rte_prefetch0(
+					rte_pktmbuf_mtod(pkts[i + 1], void *));
 			macswap(pkts[i]);
 		}
 	}
 	sent = rte_eth_tx_burst(w->t_port[core], w->t_queue[core], pkts, n);
 	if (unlikely(sent < n))
-		rte_pktmbuf_free_bulk(pkts + sent, n - sent); /* fails the check */
+		rte_pktmbuf_free_bulk(pkts + sent,
+				      n - sent); /* fails the check */
 	core += w->n_dps;
 	r->fwd_next[d] = core < w->n_cores ? t + 1 : 0;
 	r->fwd_rx[d] += n;
@@ -451,8 +506,10 @@ stalled(struct bench_run *r, unsigned int d, uint64_t *last, uint64_t *idle)
 	}
 	if (++*idle < STALL_POLLS)
 		return false;
-	bench_fail(r, "dispatcher %u: no uplink packet in %u polls (packets "
-		   "dropped or held for good)", d, STALL_POLLS);
+	bench_fail(r,
+		   "dispatcher %u: no uplink packet in %u polls (packets "
+		   "dropped or held for good)",
+		   d, STALL_POLLS);
 	return true;
 }
 
@@ -519,8 +576,8 @@ init_dps(struct bench_world *w, const char *policy)
 	snprintf(w->cfg.policy.name, sizeof(w->cfg.policy.name), "%s", policy);
 	w->cfg.policy.params.k = o.jbsq_k;
 	for (unsigned int d = 0; d < w->n_dps; d++) {
-		if (tlb_dp_init(&w->dp[d], &w->cfg, world_lcore(d), d,
-				w->xport, err, sizeof(err)) != 0) {
+		if (tlb_dp_init(&w->dp[d], &w->cfg, world_lcore(d), d, w->xport,
+				err, sizeof(err)) != 0) {
 			fprintf(stderr, "turbolb-bench: dispatcher %u: %s\n", d,
 				err);
 			return -1;
@@ -597,10 +654,9 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 
 	if (res == NULL)
 		return -1;
-	snprintf(res->label, sizeof(res->label), "c%ud%u%s%s/%s/%s",
-		 w->n_cores, w->n_dps, w->copy ? "copy" : "",
-		 w->ring_credits ? "ring" : "", mode_names[mode],
-		 fwd ? fwd_names[fwd] : policy);
+	snprintf(res->label, sizeof(res->label), "c%ud%u%s%s/%s/%s", w->n_cores,
+		 w->n_dps, w->copy ? "copy" : "", w->ring_credits ? "ring" : "",
+		 mode_names[mode], fwd ? fwd_names[fwd] : policy);
 	res->fwd = fwd;
 	res->policy = fwd ? NULL : policy;
 	res->mode = mode;
@@ -639,7 +695,8 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 			jobs[d].d = d;
 			if (rte_eal_remote_launch(worker, &jobs[d],
 						  world_lcore(d)) != 0) {
-				fprintf(stderr, "turbolb-bench: lcore %u busy\n",
+				fprintf(stderr,
+					"turbolb-bench: lcore %u busy\n",
 					world_lcore(d));
 				return -1;
 			}
@@ -647,8 +704,7 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 		/* Sleep rather than spin: on a small machine the main
 		 * lcore shares a CPU with a dispatcher. */
 		for (unsigned int d = 0; d < w->n_dps; d++) {
-			while (rte_eal_get_lcore_state(world_lcore(d)) !=
-			       WAIT)
+			while (rte_eal_get_lcore_state(world_lcore(d)) != WAIT)
 				usleep(1000);
 			rte_eal_wait_lcore(world_lcore(d));
 		}
@@ -685,9 +741,10 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 	res->median = median(res->mpps, res->n);
 	res->cpu_median = median(res->cpu_mpps, res->n);
 	printf("  %-28s %8.3f Mpps wall %8.3f Mpps/CPU-s  (%u reps, %.1f "
-	       "pkts/poll%s)%s\n", res->label, res->median, res->cpu_median,
-	       res->n, res->pkts_per_poll,
-	       res->held ? ", FIFO used" : "", rc ? "  FAILED" : "");
+	       "pkts/poll%s)%s\n",
+	       res->label, res->median, res->cpu_median, res->n,
+	       res->pkts_per_poll, res->held ? ", FIFO used" : "",
+	       rc ? "  FAILED" : "");
 	fflush(stdout);
 	return rc;
 }
@@ -771,7 +828,8 @@ lat_rate(const struct bench_lat *L)
 	uint64_t t = L->t1 - L->t0 - L->gap_tsc;
 
 	return t ? (double)L->measured_made * (double)L->tsc_hz / (double)t /
-			   1e6 : 0;
+			       1e6
+		 : 0;
 }
 
 /* Saturation first, then each load of --latency as a fraction of it. */
@@ -804,8 +862,8 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 	sat = median(sats, 3);
 	dispatch_ns = sat > 0 ? 1e3 / sat : 0;
 	printf("  %-8s %-7s saturation %7.3f Mrps (%.0f ns of the daemon's "
-	       "time a request)\n", label, mode_names[mode], sat,
-	       dispatch_ns);
+	       "time a request)\n",
+	       label, mode_names[mode], sat, dispatch_ns);
 	for (unsigned int i = 0; i < o.n_loads; i++) {
 		struct lat_result *x;
 
@@ -834,14 +892,16 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 		x->gaps = L->gaps;
 		x->gap_ms = (double)L->gap_tsc * 1e3 / (double)L->tsc_hz;
 		x->backlogged = L->backlogged;
-		printf("  %-8s %-7s load %4.2f %7.3f Mrps  residence p50 %6" PRIu64
-		       " p99 %7" PRIu64 " p99.9 %8" PRIu64 " max %9" PRIu64
+		printf("  %-8s %-7s load %4.2f %7.3f Mrps  residence p50 "
+		       "%6" PRIu64 " p99 %7" PRIu64 " p99.9 %8" PRIu64
+		       " max %9" PRIu64
 		       " ns  polls waited max %u  preempted %.3f%% "
-		       "(clean p99 %" PRIu64 ")\n", label, mode_names[mode],
-		       x->load, x->rate_mrps, x->p50, x->p99, x->p999, x->max,
-		       x->polls_waited_max,
+		       "(clean p99 %" PRIu64 ")\n",
+		       label, mode_names[mode], x->load, x->rate_mrps, x->p50,
+		       x->p99, x->p999, x->max, x->polls_waited_max,
 		       x->samples ? 100.0 * (double)x->preempted /
-					    (double)x->samples : 0,
+					    (double)x->samples
+				  : 0,
 		       x->clean_p99);
 		fflush(stdout);
 	}
@@ -855,7 +915,8 @@ write_json_latency(FILE *f)
 	for (unsigned int i = 0; i < n_lats; i++) {
 		const struct lat_result *x = &lats[i];
 
-		fprintf(f, "    { \"policy\": \"%s\", \"mode\": \"%s\", "
+		fprintf(f,
+			"    { \"policy\": \"%s\", \"mode\": \"%s\", "
 			"\"cores\": %u, \"dispatchers\": 1, "
 			"\"tx_hold_ns\": %u, \"load_fraction\": %.3f, "
 			"\"saturation_mrps\": %.4f, \"rate_mrps\": %.4f, "
@@ -868,13 +929,13 @@ write_json_latency(FILE *f)
 			"\"residence_clean_p99_ns\": %" PRIu64 ", "
 			"\"polls_waited_max\": %u, \"samples\": %" PRIu64
 			", \"preempted\": %" PRIu64 ", \"gaps\": %" PRIu64
-			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64
-			" }%s\n", x->label, mode_names[x->mode], x->cores,
+			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64 " }%s\n",
+			x->label, mode_names[x->mode], x->cores,
 			o.dpc.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
 			x->dispatch_ns, x->p50, x->p99, x->p999, x->max,
-			x->mean, x->clean_p99, x->polls_waited_max,
-			x->samples, x->preempted, x->gaps, x->gap_ms,
-			x->backlogged, i + 1 < n_lats ? "," : "");
+			x->mean, x->clean_p99, x->polls_waited_max, x->samples,
+			x->preempted, x->gaps, x->gap_ms, x->backlogged,
+			i + 1 < n_lats ? "," : "");
 	}
 	fprintf(f, "  ],\n");
 }
@@ -919,8 +980,9 @@ latency_world(struct bench_world *w, struct rte_mempool *pool)
 {
 	for (unsigned int p = 0; p < o.n_policies; p++) {
 		for (int mode = 0; mode < 2; mode++) {
-			if (!o.mode[mode] || (mode == BENCH_REQUEST &&
-			    strcmp(o.policies[p], "jbsq") == 0))
+			if (!o.mode[mode] ||
+			    (mode == BENCH_REQUEST &&
+			     strcmp(o.policies[p], "jbsq") == 0))
 				continue;
 			if (measure_latency(w, pool, o.policies[p],
 					    (enum bench_mode)mode) != 0)
@@ -943,7 +1005,8 @@ write_json(const char *path, const char *cpus)
 			strerror(errno));
 		return;
 	}
-	fprintf(f, "{\n  \"tool\": \"turbolb-bench\",\n  \"version\": \"%s\",\n"
+	fprintf(f,
+		"{\n  \"tool\": \"turbolb-bench\",\n  \"version\": \"%s\",\n"
 		"  \"tsc_hz\": %" PRIu64 ",\n  \"cpus\": \"%s\",\n"
 		"  \"packets\": %" PRIu64 ",\n  \"reps\": %u,\n"
 		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_hold_ns\": %u,\n"
@@ -957,7 +1020,8 @@ write_json(const char *path, const char *cpus)
 	for (unsigned int i = 0; i < n_results; i++) {
 		const struct result *x = &results[i];
 
-		fprintf(f, "    { \"label\": \"%s\", \"kind\": \"%s\", "
+		fprintf(f,
+			"    { \"label\": \"%s\", \"kind\": \"%s\", "
 			"\"policy\": %s%s%s, \"mode\": \"%s\", \"cores\": %u, "
 			"\"dispatchers\": %u, \"preload\": %u, "
 			"\"topology\": \"%s\", \"credits\": \"%s\", "
@@ -970,8 +1034,8 @@ write_json(const char *path, const char *cpus)
 			mode_names[x->mode], x->cores, x->dps, x->preload,
 			x->copy ? "copy" : "direct",
 			x->ring_credits ? "ring" : "inband", x->pkts,
-			x->pkts_per_poll,
-			x->held, x->released, x->median, x->cpu_median);
+			x->pkts_per_poll, x->held, x->released, x->median,
+			x->cpu_median);
 		for (unsigned int k = 0; k < x->n; k++)
 			fprintf(f, "%s%.4f", k ? ", " : "", x->mpps[k]);
 		fprintf(f, "], \"cpu_mpps\": [");
@@ -986,8 +1050,7 @@ write_json(const char *path, const char *cpus)
 /* ---- main ---- */
 
 static int
-pick_cpus(unsigned int need, char *lcores, size_t len, char *desc,
-	  size_t dlen)
+pick_cpus(unsigned int need, char *lcores, size_t len, char *desc, size_t dlen)
 {
 	cpu_set_t set;
 	int avail[CPU_SETSIZE];
@@ -1051,8 +1114,10 @@ main(int argc, char **argv)
 		max_dps = RTE_MAX(max_dps, o.dps[i]);
 	for (unsigned int i = 0; i < o.n_cores; i++)
 		for (unsigned int j = 0; j < o.n_dps; j++)
-			max_mbufs = RTE_MAX(max_mbufs, 3 * o.dps[j] *
-				preload_for(o.cores[i], o.dps[j]));
+			max_mbufs = RTE_MAX(
+				max_mbufs,
+				3 * o.dps[j] *
+					preload_for(o.cores[i], o.dps[j]));
 	if (o.n_loads != 0) {
 		/* One dispatcher; its requests and responses, made up front,
 		 * and the world's own pool. */
@@ -1105,14 +1170,16 @@ main(int argc, char **argv)
 	if (o.n_loads != 0)
 		printf("turbolb-bench %s: latency, %" PRIu64 " samples a load, "
 		       "burst %u, tx_hold_ns %u, %u flows, CPUs %s (main "
-		       "first), TSC %.3f GHz\n", TLB_VERSION, o.lat_packets,
-		       o.burst, o.dpc.tx_hold_ns, o.flows, cpus,
-		       rte_get_tsc_hz() / 1e9);
+		       "first), TSC %.3f GHz\n",
+		       TLB_VERSION, o.lat_packets, o.burst, o.dpc.tx_hold_ns,
+		       o.flows, cpus, rte_get_tsc_hz() / 1e9);
 	else
-	printf("turbolb-bench %s: %" PRIu64 " packets x %u reps, burst %u, "
-	       "%u flows, CPUs %s (main first), TSC %.3f GHz%s\n",
-	       TLB_VERSION, o.packets, o.reps, o.burst, o.flows, cpus,
-	       rte_get_tsc_hz() / 1e9, o.callgrind ? ", callgrind marks" : "");
+		printf("turbolb-bench %s: %" PRIu64
+		       " packets x %u reps, burst %u, "
+		       "%u flows, CPUs %s (main first), TSC %.3f GHz%s\n",
+		       TLB_VERSION, o.packets, o.reps, o.burst, o.flows, cpus,
+		       rte_get_tsc_hz() / 1e9,
+		       o.callgrind ? ", callgrind marks" : "");
 
 	for (unsigned int ci = 0; ci < o.n_cores && !failed; ci++) {
 		for (unsigned int di = 0; di < o.n_dps && !failed; di++) {
@@ -1122,7 +1189,8 @@ main(int argc, char **argv)
 				continue;
 			if (dps > cores) {
 				printf("  (skipped: %u dispatchers for %u "
-				       "cores)\n", dps, cores);
+				       "cores)\n",
+				       dps, cores);
 				continue;
 			}
 			for (int copy = 0; copy < 2 && !failed; copy++) {
@@ -1133,10 +1201,11 @@ main(int argc, char **argv)
 					continue;
 				w = rte_zmalloc("bench_world", sizeof(*w), 64);
 				if (w == NULL ||
-				    bench_world_create(w, gen++, cores, dps,
-					o.qpp, preload_for(cores, dps), o.burst,
-					o.flows, copy, o.ring_credits,
-					&o.dpc, err, sizeof(err)) != 0) {
+				    bench_world_create(
+					    w, gen++, cores, dps, o.qpp,
+					    preload_for(cores, dps), o.burst,
+					    o.flows, copy, o.ring_credits,
+					    &o.dpc, err, sizeof(err)) != 0) {
 					fprintf(stderr, "turbolb-bench: %s\n",
 						w ? err : "no memory");
 					failed = 1;
@@ -1144,8 +1213,8 @@ main(int argc, char **argv)
 				}
 				printf("%u host cores, %u dispatcher%s, %s "
 				       "rings, %u requests in flight per "
-				       "dispatcher:\n", cores, dps,
-				       dps > 1 ? "s" : "",
+				       "dispatcher:\n",
+				       cores, dps, dps > 1 ? "s" : "",
 				       copy ? "copy" : "direct", w->preload);
 				if (o.n_loads != 0) {
 					failed |= latency_world(w, pool) != 0;
@@ -1160,8 +1229,8 @@ main(int argc, char **argv)
 							  NULL,
 							  BENCH_REQUEST) != 0;
 				}
-				for (unsigned int p = 0; p < o.n_policies &&
-				     !failed; p++) {
+				for (unsigned int p = 0;
+				     p < o.n_policies && !failed; p++) {
 					const char *pol = o.policies[p];
 					bool jbsq = strcmp(pol, "jbsq") == 0;
 
@@ -1170,11 +1239,13 @@ main(int argc, char **argv)
 					 * jbsq needs completions. */
 					if (o.mode[BENCH_REQUEST] && !jbsq &&
 					    (!copy || o.verify))
-						failed |= measure(w, pool, 0,
-							pol, BENCH_REQUEST);
+						failed |=
+							measure(w, pool, 0, pol,
+								BENCH_REQUEST);
 					if (copy && o.mode[BENCH_REQRESP])
-						failed |= measure(w, pool, 0,
-							pol, BENCH_REQRESP);
+						failed |=
+							measure(w, pool, 0, pol,
+								BENCH_REQRESP);
 				}
 				bench_world_destroy(w);
 				rte_free(w);

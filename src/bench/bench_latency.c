@@ -47,11 +47,11 @@
  * poll of a 64-core dispatcher and the benchmark's host step are a few
  * microseconds. */
 #define LAT_GAP_NS 20000u
-#define LAT_BURST 64u
+#define LAT_BURST  64u
 
 struct lat_stamp {
-	uint64_t tsc;   /* arrival */
-	uint32_t poll;  /* the poll it arrived before (low 32 bits) */
+	uint64_t tsc;    /* arrival */
+	uint32_t poll;   /* the poll it arrived before (low 32 bits) */
 	uint32_t waited; /* polls waited so far (reqresp: the request's) */
 };
 
@@ -117,8 +117,8 @@ record(struct bench_lat *L, uint64_t now, const struct lat_stamp *st,
 
 /* What the datapath sent after poll `poll`, taken at tsc now. */
 static void
-take(struct bench_lat *L, struct stack *req, struct stack *resp,
-     uint32_t poll, uint64_t now)
+take(struct bench_lat *L, struct stack *req, struct stack *resp, uint32_t poll,
+     uint64_t now)
 {
 	struct bench_world *w = L->w;
 	struct rte_mbuf *pkts[LAT_BURST];
@@ -201,8 +201,8 @@ alloc_stacks(struct bench_lat *L, struct stack *req, struct stack *resp)
 	if (req->m == NULL || resp->m == NULL)
 		return -1;
 	for (unsigned int j = 0; j < req->cap; j++) {
-		struct rte_mbuf *m = bench_request_mbuf(L->pool, j % flows,
-							j + 1, L->mode);
+		struct rte_mbuf *m =
+			bench_request_mbuf(L->pool, j % flows, j + 1, L->mode);
 
 		if (m == NULL)
 			return -1;
@@ -233,10 +233,10 @@ bench_latency_run(void *arg)
 	struct bench_lat *L = arg;
 	struct bench_world *w = L->w;
 	struct tlb_dp *dp = &w->dp[0];
-	struct stack req = { 0 }, resp = { 0 };
+	struct stack req = {0}, resp = {0};
 	uint64_t gap_tsc = L->tsc_hz / (1000000000u / LAT_GAP_NS);
-	double mean_tsc = L->rate_mpps > 0 ?
-		(double)L->tsc_hz / (L->rate_mpps * 1e6) : 0;
+	double mean_tsc =
+		L->rate_mpps > 0 ? (double)L->tsc_hz / (L->rate_mpps * 1e6) : 0;
 	/* cycles not the daemon's: the client's and the host's */
 	uint64_t excl = 0;
 	uint64_t now, next, t0 = 0, m0 = 0;
@@ -248,8 +248,8 @@ bench_latency_run(void *arg)
 	L->skip = L->warmup;
 	if (alloc_stacks(L, &req, &resp) != 0) {
 		L->failed = true;
-		snprintf(L->error, sizeof(L->error), "no mbufs for %u in flight",
-			 L->inflight);
+		snprintf(L->error, sizeof(L->error),
+			 "no mbufs for %u in flight", L->inflight);
 		goto out;
 	}
 	tlb_rng_seed(&rng, L->seed);
@@ -314,16 +314,18 @@ bench_latency_run(void *arg)
 	L->measured_made = L->made - m0;
 	/* No more arrivals: every request made comes out, none is lost (a
 	 * bound on a broken run, not a timing assumption). */
-	for (uint32_t i = 0; i < (1u << 20) && L->taken < L->made &&
-	     !L->failed; i++) {
+	for (uint32_t i = 0; i < (1u << 20) && L->taken < L->made && !L->failed;
+	     i++) {
 		tlb_dp_poll(dp);
 		take(L, &req, &resp, poll, rte_rdtsc() - excl);
 		poll++;
 	}
 	if (L->taken != L->made && !L->failed) {
 		L->failed = true;
-		snprintf(L->error, sizeof(L->error), "%" PRIu64 " requests "
-			 "made, %" PRIu64 " came out", L->made, L->taken);
+		snprintf(L->error, sizeof(L->error),
+			 "%" PRIu64 " requests "
+			 "made, %" PRIu64 " came out",
+			 L->made, L->taken);
 	}
 out:
 	/* What is still in the daemon or the rings is freed by the

@@ -50,8 +50,7 @@ pow2_above(unsigned int n)
 }
 
 static struct rte_ring *
-ring_new(const char *what, unsigned int gen, unsigned int i,
-	 unsigned int size)
+ring_new(const char *what, unsigned int gen, unsigned int i, unsigned int size)
 {
 	char name[RTE_RING_NAMESIZE];
 
@@ -82,9 +81,9 @@ bench_flow_hint(unsigned int flow, enum bench_mode mode)
 static struct tlb_frame_addrs
 flow_addrs(unsigned int flow)
 {
-	const uint8_t src_ip[4] = { 10, 0, (uint8_t)(flow >> 8),
-				    (uint8_t)(flow + 1) };
-	static const uint8_t dst_ip[4] = { 10, 1, 0, 1 };
+	const uint8_t src_ip[4] = {10, 0, (uint8_t)(flow >> 8),
+				   (uint8_t)(flow + 1)};
+	static const uint8_t dst_ip[4] = {10, 1, 0, 1};
 
 	return frame_addrs_v4(src_ip, dst_ip, bench_flow_sport(flow),
 			      BENCH_RPC_PORT);
@@ -99,8 +98,8 @@ build_request(uint8_t *f, size_t cap, unsigned int flow, uint64_t id,
 {
 	static const uint8_t payload[BENCH_PAYLOAD];
 	struct tlb_frame_addrs a = flow_addrs(flow);
-	struct tlb_rpc_hdr h = frame_request_hdr(id, bench_flow_hint(flow,
-								     mode));
+	struct tlb_rpc_hdr h =
+		frame_request_hdr(id, bench_flow_hint(flow, mode));
 
 	h.svc_class = (uint16_t)(flow % 4);
 	h.work_ns = work_ns;
@@ -125,8 +124,8 @@ mbuf_of(struct rte_mempool *pool, const uint8_t *f, size_t len)
 }
 
 static int
-world_config(struct bench_world *w, const struct bench_dp_cfg *dpc,
-	     char *err, size_t errlen)
+world_config(struct bench_world *w, const struct bench_dp_cfg *dpc, char *err,
+	     size_t errlen)
 {
 	size_t cap = 256 + (size_t)w->n_cores * 96;
 	char *y = malloc(cap);
@@ -138,8 +137,7 @@ world_config(struct bench_world *w, const struct bench_dp_cfg *dpc,
 		return -1;
 	}
 #define ADD(...) off += (size_t)snprintf(y + off, cap - off, __VA_ARGS__)
-	ADD("ports:\n  uplink: { port: net_ring_b%uup }\n  targets:\n",
-	    w->gen);
+	ADD("ports:\n  uplink: { port: net_ring_b%uup }\n  targets:\n", w->gen);
 	for (unsigned int i = 0; i < w->n_cores; i++)
 		ADD("    - { core: %u, port: net_ring_b%ut%u, queue: %u }\n", i,
 		    w->gen, i / w->queues_per_port, i % w->queues_per_port);
@@ -156,7 +154,8 @@ world_config(struct bench_world *w, const struct bench_dp_cfg *dpc,
 	 * of rotation during a run. */
 	if (w->ring_credits)
 		ADD("host: { credits: ring, credit_ring: %s, "
-		    "stale_timeout_us: 60000000 }\n", w->ring_name);
+		    "stale_timeout_us: 60000000 }\n",
+		    w->ring_name);
 	else
 		ADD("host: { credits: inband, stale_timeout_us: 60000000 }\n");
 	ADD("telemetry: { enabled: false }\nlog: { level: warning }\n");
@@ -179,11 +178,12 @@ world_config(struct bench_world *w, const struct bench_dp_cfg *dpc,
 int
 bench_world_create(struct bench_world *w, unsigned int gen,
 		   unsigned int n_cores, unsigned int n_dps, unsigned int qpp,
-		   unsigned int preload, unsigned int burst,
-		   unsigned int flows, bool copy, bool ring_credits,
-		   const struct bench_dp_cfg *dpc, char *err, size_t errlen)
+		   unsigned int preload, unsigned int burst, unsigned int flows,
+		   bool copy, bool ring_credits, const struct bench_dp_cfg *dpc,
+		   char *err, size_t errlen)
 {
-	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT], *tx[RTE_MAX_QUEUES_PER_PORT];
+	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT],
+		*tx[RTE_MAX_QUEUES_PER_PORT];
 	char name[64];
 	unsigned int rsize;
 
@@ -211,8 +211,8 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 	}
 	for (unsigned int i = 0; i < n_cores; i++) {
 		w->t_rx[i] = ring_new("tr", gen, i, rsize);
-		w->t_tx[i] = copy ? ring_new("tt", gen, i, rsize) :
-				    w->up_rx[i % n_dps];
+		w->t_tx[i] = copy ? ring_new("tt", gen, i, rsize)
+				  : w->up_rx[i % n_dps];
 		if (!w->t_rx[i] || !w->t_tx[i])
 			goto no_ring;
 	}
@@ -234,8 +234,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 			tx[q] = w->t_tx[first + q];
 		}
 		snprintf(name, sizeof(name), "b%ut%u", gen, p);
-		pid = rte_eth_from_rings(name, rx, nq, tx, nq,
-					 rte_socket_id());
+		pid = rte_eth_from_rings(name, rx, nq, tx, nq, rte_socket_id());
 		if (pid < 0) {
 			snprintf(err, errlen, "net_ring %s: %s", name,
 				 rte_strerror(rte_errno));
@@ -255,10 +254,9 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 	if (ring_credits) {
 		/* As turbolbd does: the daemon side creates the ring, the
 		 * host side attaches. */
-		if (tlb_transport_shm_create(w->ring_name, n_cores,
-					     w->cfg.host.ring_size, 0600,
-					     (gid_t)-1, &w->xport, err,
-					     errlen) != 0)
+		if (tlb_transport_shm_create(
+			    w->ring_name, n_cores, w->cfg.host.ring_size, 0600,
+			    (gid_t)-1, &w->xport, err, errlen) != 0)
 			return -1;
 		w->host = tlb_host_open(w->ring_name, err, errlen);
 		if (w->host == NULL) {
@@ -362,11 +360,10 @@ bench_request_mbuf(struct rte_mempool *pool, unsigned int flow, uint64_t id,
 }
 
 struct rte_mbuf *
-bench_response_mbuf(struct rte_mempool *pool, unsigned int flow,
-		    uint64_t id)
+bench_response_mbuf(struct rte_mempool *pool, unsigned int flow, uint64_t id)
 {
-	struct tlb_parse_opts opts = { .udp_ports = { BENCH_RPC_PORT },
-				       .n_udp_ports = 1 };
+	struct tlb_parse_opts opts = {.udp_ports = {BENCH_RPC_PORT},
+				      .n_udp_ports = 1};
 	struct tlb_parsed p;
 	uint8_t f[256];
 	size_t len = build_request(f, sizeof(f), flow, id, BENCH_REQRESP,
@@ -393,7 +390,8 @@ bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 			struct rte_mbuf *m =
 				bench_request_mbuf(pool, flow, j + 1, mode);
 
-			if (m == NULL || rte_ring_enqueue(w->up_rx[d], m) != 0) {
+			if (m == NULL ||
+			    rte_ring_enqueue(w->up_rx[d], m) != 0) {
 				snprintf(err, errlen, "preload: no mbuf");
 				return -1;
 			}
@@ -407,7 +405,8 @@ bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 			struct rte_mbuf *m =
 				bench_response_mbuf(pool, flow, j + 1);
 
-			if (m == NULL || rte_ring_enqueue(w->stash[d], m) != 0) {
+			if (m == NULL ||
+			    rte_ring_enqueue(w->stash[d], m) != 0) {
 				snprintf(err, errlen, "responses: no mbuf");
 				return -1;
 			}
@@ -451,7 +450,7 @@ verify_request(struct bench_run *r, unsigned int d, unsigned int core,
 	       struct rte_mbuf *m)
 {
 	static const struct tlb_parse_opts opts = {
-		.udp_ports = { BENCH_RPC_PORT }, .n_udp_ports = 1 };
+		.udp_ports = {BENCH_RPC_PORT}, .n_udp_ports = 1};
 	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
 	size_t len = rte_pktmbuf_data_len(m);
 	struct bench_world *w = r->w;
@@ -525,8 +524,7 @@ bench_host_step(struct bench_run *r, unsigned int d)
 			/* The work and service time of the prebuilt
 			 * response: one credit per request answered. */
 			for (unsigned int j = 0; j < n; j++)
-				tlb_host_complete(w->hc[i],
-						  BENCH_RESP_WORK_NS,
+				tlb_host_complete(w->hc[i], BENCH_RESP_WORK_NS,
 						  BENCH_RESP_SERVICE_NS);
 			tlb_host_flush(w->hc[i]);
 		}
@@ -544,7 +542,7 @@ bench_host_step(struct bench_run *r, unsigned int d)
 				 * is still "response". */
 				if (b[42 + 3] != TLB_MSG_RESPONSE)
 					bench_fail(r, "uplink sent a frame "
-						   "that is no response");
+						      "that is no response");
 			}
 		if (unlikely(rte_ring_enqueue_bulk(w->stash[d], (void **)pkts,
 						   n, NULL) != n))
@@ -572,9 +570,10 @@ check_ring_credits(struct bench_run *r, unsigned int d, const uint64_t *c)
 
 		tlb_host_core_stats(w->hc[core], &hs);
 		if (hs.pending != 0 || hs.ring_full != 0)
-			bench_fail(r, "core %u: %" PRIu64 " credits held back, "
-				   "ring full %" PRIu64 " times", core,
-				   hs.pending, hs.ring_full);
+			bench_fail(r,
+				   "core %u: %" PRIu64 " credits held back, "
+				   "ring full %" PRIu64 " times",
+				   core, hs.pending, hs.ring_full);
 		if (r->mode == BENCH_REQRESP)
 			answered += r->seen[core];
 		while ((k = tlb_transport_drain(w->xport, core, rec,
@@ -585,10 +584,11 @@ check_ring_credits(struct bench_run *r, unsigned int d, const uint64_t *c)
 	if (c[TLB_DP_completions_extra] != 0 ||
 	    c[TLB_DP_completions_inband] != 0 ||
 	    c[TLB_DP_completions_credit] + left != answered)
-		bench_fail(r, "dispatcher %u: %" PRIu64 " answered, %" PRIu64
+		bench_fail(r,
+			   "dispatcher %u: %" PRIu64 " answered, %" PRIu64
 			   " credits drained + %" PRIu64 " left, %" PRIu64
-			   " in-band, %" PRIu64 " extra", d, answered,
-			   c[TLB_DP_completions_credit], left,
+			   " in-band, %" PRIu64 " extra",
+			   d, answered, c[TLB_DP_completions_credit], left,
 			   c[TLB_DP_completions_inband],
 			   c[TLB_DP_completions_extra]);
 	return r->failed ? -1 : 0;
@@ -638,13 +638,14 @@ check_dp(struct bench_run *r, unsigned int d)
 	/* Every request that came in left for a core or waits in the
 	 * FIFO: rx + released = steered + held. */
 	if (c[TLB_DP_rx_uplink] + c[TLB_DP_released] !=
-	    c[TLB_DP_steered] + c[TLB_DP_held] ||
+		    c[TLB_DP_steered] + c[TLB_DP_held] ||
 	    c[TLB_DP_steered] != c[TLB_DP_messages]) {
-		bench_fail(r, "dispatcher %u: counters do not add up: rx %"
-			   PRIu64 " steered %" PRIu64 " held %" PRIu64
-			   " released %" PRIu64, d, c[TLB_DP_rx_uplink],
-			   c[TLB_DP_steered], c[TLB_DP_held],
-			   c[TLB_DP_released]);
+		bench_fail(r,
+			   "dispatcher %u: counters do not add up: rx %" PRIu64
+			   " steered %" PRIu64 " held %" PRIu64
+			   " released %" PRIu64,
+			   d, c[TLB_DP_rx_uplink], c[TLB_DP_steered],
+			   c[TLB_DP_held], c[TLB_DP_released]);
 		return -1;
 	}
 	for (unsigned int l = 0; l < dp->n_cores; l++) {
@@ -667,8 +668,10 @@ check_dp(struct bench_run *r, unsigned int d)
 		/* What the view charged to a core is exactly what reached
 		 * that core's queue: nothing misrouted. */
 		if (got != s) {
-			bench_fail(r, "core %u: %" PRIu64 " charged, %" PRIu64
-				   " arrived", core, s, got);
+			bench_fail(r,
+				   "core %u: %" PRIu64 " charged, %" PRIu64
+				   " arrived",
+				   core, s, got);
 			return -1;
 		}
 		sent += s;
@@ -678,8 +681,10 @@ check_dp(struct bench_run *r, unsigned int d)
 		whi = RTE_MAX(whi, ow);
 	}
 	if (sent != c[TLB_DP_steered]) {
-		bench_fail(r, "dispatcher %u: steered %" PRIu64 ", cores got %"
-			   PRIu64, d, c[TLB_DP_steered], sent);
+		bench_fail(r,
+			   "dispatcher %u: steered %" PRIu64
+			   ", cores got %" PRIu64,
+			   d, c[TLB_DP_steered], sent);
 		return -1;
 	}
 	/* Without completions the load-aware policies keep the cores level:
@@ -691,16 +696,19 @@ check_dp(struct bench_run *r, unsigned int d)
 			   r->policy, lo, hi);
 	if (r->mode == BENCH_REQUEST && strcmp(r->policy, "jlq") == 0 &&
 	    whi - wlo > bench_flow_hint(7, BENCH_REQUEST))
-		bench_fail(r, "jlq: outstanding work uneven (%" PRIu64 "..%"
-			   PRIu64 " ns)", wlo, whi);
+		bench_fail(r,
+			   "jlq: outstanding work uneven (%" PRIu64 "..%" PRIu64
+			   " ns)",
+			   wlo, whi);
 	if (w->ring_credits)
 		return check_ring_credits(r, d, c);
 	if (r->mode == BENCH_REQRESP &&
 	    (c[TLB_DP_completions_extra] != 0 ||
 	     c[TLB_DP_completions_inband] != c[TLB_DP_responses]))
-		bench_fail(r, "dispatcher %u: %" PRIu64 " responses, %" PRIu64
-			   " completions, %" PRIu64 " extra", d,
-			   c[TLB_DP_responses], c[TLB_DP_completions_inband],
+		bench_fail(r,
+			   "dispatcher %u: %" PRIu64 " responses, %" PRIu64
+			   " completions, %" PRIu64 " extra",
+			   d, c[TLB_DP_responses], c[TLB_DP_completions_inband],
 			   c[TLB_DP_completions_extra]);
 	return r->failed ? -1 : 0;
 }
@@ -732,8 +740,9 @@ bench_check(struct bench_run *r, unsigned int fifo_depth)
 	}
 	/* Nothing freed, nothing stuck: every mbuf is in a ring or held. */
 	if (in_rings + fifo_depth != expect_mbufs)
-		bench_fail(r, "%" PRIu64 " mbufs loaded, %" PRIu64 " found in "
-			   "rings and %u in the FIFO", expect_mbufs, in_rings,
-			   fifo_depth);
+		bench_fail(r,
+			   "%" PRIu64 " mbufs loaded, %" PRIu64 " found in "
+			   "rings and %u in the FIFO",
+			   expect_mbufs, in_rings, fifo_depth);
 	return r->failed ? -1 : 0;
 }

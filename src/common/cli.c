@@ -622,8 +622,7 @@ print_lines(FILE *f, const char *text, int indent)
 
 /* One line of a command's help: "  NAME ARG    text". */
 static void
-cmd_line(FILE *f, int col, const char *name, const char *arg,
-	 const char *help)
+cmd_line(FILE *f, int col, const char *name, const char *arg, const char *help)
 {
 	int n = fprintf(f, "  %s%s%s", name, arg != NULL ? " " : "",
 			arg != NULL ? arg : "");
@@ -667,8 +666,8 @@ cli_cmd_pick(const struct cli_spec *spec, int n, char **words)
 	}
 	if (n > 2 || (n == 2 && c->takes == CLI_CMD_NO_ARG)) {
 		cli_usage_error(spec, "'%s' takes %s", c->name,
-				c->takes == CLI_CMD_NO_ARG ? "no argument" :
-							     "one argument");
+				c->takes == CLI_CMD_NO_ARG ? "no argument"
+							   : "one argument");
 		return NULL;
 	}
 	if (n == 1 && c->takes == CLI_CMD_ARG) {

@@ -52,7 +52,7 @@
 #define CLI_EXIT_USAGE 2
 
 /* Results of cli_parse(). */
-#define CLI_OK	  0  /* options parsed; the tool runs */
+#define CLI_OK    0  /* options parsed; the tool runs */
 #define CLI_DONE  1  /* --help or --version printed; the tool exits 0 */
 #define CLI_ERROR -1 /* usage error reported; exit CLI_EXIT_USAGE */
 
@@ -69,7 +69,7 @@ enum cli_kind {
 	CLI_RATE,      /* per-second rate, double: 500, 2.5k, 1M, 1G */
 	CLI_DURATION,  /* double in units of .unit_ns: a bare number is in
 			* that unit, else 250ns, 1.5us, 2ms, 1s */
-	CLI_NS,	       /* uint64_t nanoseconds: a bare number is ns, else as
+	CLI_NS,        /* uint64_t nanoseconds: a bare number is ns, else as
 			* CLI_DURATION; rounded to the nearest ns */
 	CLI_STRING,    /* const char * into argv; non-empty */
 	CLI_CHOICE,    /* one of .choices; stores .values[i] (or i) as an
@@ -78,7 +78,7 @@ enum cli_kind {
 	CLI_IPV4,      /* uint8_t[4], network order, from A.B.C.D */
 	CLI_UINT_LIST, /* comma list of unsigned int in [.lo, .hi], at most
 			* .max_items, the count to *.count */
-	CLI_FN,	       /* the tool's own parser: .fn */
+	CLI_FN,        /* the tool's own parser: .fn */
 	CLI_HELP,      /* prints --help to the output stream: CLI_DONE */
 	CLI_VERSION,   /* prints "PROG VERSION": CLI_DONE */
 };
@@ -92,24 +92,24 @@ typedef int (*cli_fn)(const struct cli_opt *opt, const char *arg, char *err,
 
 struct cli_opt {
 	const char *name; /* long name, without "--" */
-	int letter;	  /* short option letter, or 0 */
+	int letter;       /* short option letter, or 0 */
 	enum cli_kind kind;
-	void *dest;	  /* where the value goes (see the kinds) */
-	size_t size;	  /* sizeof(*dest), for integer kinds */
+	void *dest;       /* where the value goes (see the kinds) */
+	size_t size;      /* sizeof(*dest), for integer kinds */
 	uint64_t lo, hi;  /* CLI_UINT, CLI_UINT_LIST range; hi 0: the
 			   * type's maximum */
 	int64_t slo, shi; /* CLI_INT range; both 0: the type's range */
 	double dlo, dhi;  /* CLI_DOUBLE, CLI_RATE, CLI_DURATION range,
 			   * in dest's unit; both 0: any finite value */
-	bool lo_open;	  /* the lower double bound itself is refused */
-	double unit_ns;	  /* CLI_DURATION: ns per unit of dest (1e9:
+	bool lo_open;     /* the lower double bound itself is refused */
+	double unit_ns;   /* CLI_DURATION: ns per unit of dest (1e9:
 			   * seconds) */
 	const char *const *choices; /* CLI_CHOICE: NULL-terminated names */
-	const int *values;	    /* CLI_CHOICE: the value of each name */
-	unsigned int max_items;	    /* CLI_UINT_LIST: room at dest */
-	unsigned int *count;	    /* CLI_UINT_LIST: items stored */
-	cli_fn fn;		    /* CLI_FN */
-	bool *seen;		    /* set when the option is given */
+	const int *values;          /* CLI_CHOICE: the value of each name */
+	unsigned int max_items;     /* CLI_UINT_LIST: room at dest */
+	unsigned int *count;        /* CLI_UINT_LIST: items stored */
+	cli_fn fn;                  /* CLI_FN */
+	bool *seen;                 /* set when the option is given */
 	const char *def;  /* default, as it would be typed; NULL: none */
 	const char *arg;  /* argument's name in --help, e.g. "N" */
 	const char *help; /* text; '\n' starts a continuation line */
@@ -137,26 +137,26 @@ struct cli_cmd {
 	/* Runs it: arg is NULL when none was given; returns the exit
 	 * status. */
 	int (*run)(const struct cli_cmd *cmd, const char *arg, void *ctx);
-	const void *data;     /* the tool's own, for run */
+	const void *data; /* the tool's own, for run */
 };
 
 struct cli_spec {
-	const char *prog;	    /* in messages; default argv[0] */
-	const char *usage;	    /* what follows "usage: PROG "; lines
+	const char *prog;           /* in messages; default argv[0] */
+	const char *usage;          /* what follows "usage: PROG "; lines
 				     * after a '\n' are printed as they are */
-	const char *about;	    /* paragraph after the usage line(s) */
-	const char *epilog;	    /* text after the options */
+	const char *about;          /* paragraph after the usage line(s) */
+	const char *epilog;         /* text after the options */
 	void (*epilog_fn)(FILE *f); /* printed after epilog */
-	const char *version;	    /* for CLI_VERSION */
-	const char *hint;	    /* "Try 'HINT'." on errors; default
+	const char *version;        /* for CLI_VERSION */
+	const char *hint;           /* "Try 'HINT'." on errors; default
 				     * "PROG --help" */
 	const struct cli_opt *opts;
 	const struct cli_cmd *cmds; /* listed in --help before the options */
-	bool stop_at_arg; /* options end at the first non-option word
-			   * (the words after it are left for the tool,
-			   * e.g. EAL arguments); else options and words
-			   * may mix and the words come last */
-	FILE *out, *err;  /* help and errors; NULL: stdout, stderr */
+	bool stop_at_arg;           /* options end at the first non-option word
+				     * (the words after it are left for the tool,
+				     * e.g. EAL arguments); else options and words
+				     * may mix and the words come last */
+	FILE *out, *err;            /* help and errors; NULL: stdout, stderr */
 };
 
 /*

@@ -28,7 +28,7 @@ struct cli_progress {
 	bool shown; /* a line is on the screen now */
 	const char *what;
 	unsigned int n; /* steps in all */
-	double t0;	/* monotonic seconds at the start */
+	double t0;      /* monotonic seconds at the start */
 };
 
 /* Starts the clock. The line is drawn only when f is a terminal and quiet

@@ -39,8 +39,8 @@ tlb_control_init(struct tlb_config *cfg)
 /* "jsq (d=2 k=2 seed=1 prefer_running=false)": every parameter, from
  * the policies' tables. */
 static void
-describe_policy(const char *name, const struct tlb_policy_params *p,
-		char *buf, size_t len)
+describe_policy(const char *name, const struct tlb_policy_params *p, char *buf,
+		size_t len)
 {
 	char params[128];
 
@@ -55,7 +55,7 @@ static int
 push(const char *policy_name, const struct tlb_policy_params *params,
      const struct tlb_config *c, char *msg, size_t msglen)
 {
-	struct tlb_dp_update *u[RTE_MAX_LCORE] = { NULL };
+	struct tlb_dp_update *u[RTE_MAX_LCORE] = {NULL};
 	uint64_t gen[RTE_MAX_LCORE];
 	int rc = 0;
 
@@ -78,7 +78,8 @@ push(const char *policy_name, const struct tlb_policy_params *params,
 		uint32_t fifo_capacity = c->fifo.capacity;
 
 		u[d]->fifo_limit = fifo_capacity;
-		u[d]->stale_timeout_ns = (uint64_t)c->host.stale_timeout_us * 1000;
+		u[d]->stale_timeout_ns =
+			(uint64_t)c->host.stale_timeout_us * 1000;
 		u[d]->write_off_ns = (uint64_t)c->host.write_off_us * 1000;
 		if (fifo_capacity > dp->fifo.capacity) {
 			u[d]->fifo_slot = tlb_dp_fifo_alloc(
@@ -101,8 +102,10 @@ push(const char *policy_name, const struct tlb_policy_params *params,
 			waited += 100;
 		}
 		if (!tlb_dp_update_done(tlb_dps[d], gen[d])) {
-			TLB_LOG(ERR, control, "lcore %u did not take the new "
-				"settings: is it stuck?", tlb_dps[d]->lcore_id);
+			TLB_LOG(ERR, control,
+				"lcore %u did not take the new "
+				"settings: is it stuck?",
+				tlb_dps[d]->lcore_id);
 			snprintf(msg, msglen, "lcore %u did not respond",
 				 tlb_dps[d]->lcore_id);
 			u[d] = NULL; /* it may still read it */
@@ -143,8 +146,10 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 	}
 	why = tlb_config_needs_restart(running, n, section, sizeof(section));
 	if (why != NULL) {
-		snprintf(msg, msglen, "%s: section '%s' changed: that needs a "
-			 "restart; old configuration stays", running->path, why);
+		snprintf(msg, msglen,
+			 "%s: section '%s' changed: that needs a "
+			 "restart; old configuration stays",
+			 running->path, why);
 		goto out;
 	}
 
@@ -152,13 +157,13 @@ tlb_control_reload(FILE *log, char *msg, size_t msglen)
 		strcmp(running->policy.name, n->policy.name) != 0 ||
 		memcmp(&running->policy.params, &n->policy.params,
 		       sizeof(n->policy.params)) != 0;
-	bool changed = policy_changed ||
-		       running->fifo.capacity != n->fifo.capacity ||
-		       running->host.stale_timeout_us != n->host.stale_timeout_us ||
-		       running->host.write_off_us != n->host.write_off_us;
+	bool changed =
+		policy_changed || running->fifo.capacity != n->fifo.capacity ||
+		running->host.stale_timeout_us != n->host.stale_timeout_us ||
+		running->host.write_off_us != n->host.write_off_us;
 
-	if (changed && push(n->policy.name, &n->policy.params, n, msg,
-			    msglen) != 0)
+	if (changed &&
+	    push(n->policy.name, &n->policy.params, n, msg, msglen) != 0)
 		goto out;
 	if (policy_changed) {
 		describe_policy(running->policy.name, &running->policy.params,

@@ -24,14 +24,14 @@
 
 RTE_LOG_REGISTER(tlb_logtype_dp, turbolb.dp, INFO);
 
-#define MAX_BURST 512
+#define MAX_BURST    512
 #define CREDIT_BURST 32
 /* Prefetch distances in a burst, in packets: the frame's two cache lines
  * PREFETCH_AHEAD ahead, the mbuf's first line (where the frame's address
  * is) MBUF_PREFETCH_AHEAD ahead, so that the frame's prefetch finds it.
  * A window, not the whole burst at once: more prefetches in flight than
  * the core keeps stall it (docs/performance.md, "Prefetch distances"). */
-#define PREFETCH_AHEAD 4
+#define PREFETCH_AHEAD      4
 #define MBUF_PREFETCH_AHEAD 8
 /* every target queue is polled at least every this many iterations */
 #define TLB_DP_TARGET_ROUND 4
@@ -77,10 +77,9 @@ tx_unsent(struct tlb_dp_port *port, uint16_t from, uint16_t to)
 	count(dp, port->drop, to - from);
 }
 
-static int
-port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
-	  const struct tlb_port_ref *ref, int core, enum tlb_dp_counter drop,
-	  char *err, size_t errlen);
+static int port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
+		     const struct tlb_port_ref *ref, int core,
+		     enum tlb_dp_counter drop, char *err, size_t errlen);
 
 /* Counts n packets sent at tsc with the residence of the oldest of them,
  * whose poll started at since: one record per full buffer and per end of
@@ -372,8 +371,9 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 
 	struct tlb_request_info req = {
 		.key = &p->key,
-		.svc_hint_ns = (p->hdr.flags & TLB_RPC_F_HINT) ?
-				       p->hdr.svc_hint_ns : 0,
+		.svc_hint_ns = (p->hdr.flags & TLB_RPC_F_HINT)
+				       ? p->hdr.svc_hint_ns
+				       : 0,
 		.svc_class = p->hdr.svc_class,
 	};
 
@@ -508,9 +508,9 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
 static unsigned int
 drain_fifo(struct tlb_dp *dp)
 {
-	const struct steer_mode mode = { .flow_key = dp->flow_key,
-					 .own = dp->own_dispatch,
-					 .from_fifo = true };
+	const struct steer_mode mode = {.flow_key = dp->flow_key,
+					.own = dp->own_dispatch,
+					.from_fifo = true};
 	struct tlb_fifo *f = &dp->fifo;
 	unsigned int n = 0;
 
@@ -551,16 +551,15 @@ count_beyond(struct tlb_dp *dp, uint32_t core, uint64_t n)
 /* A response on its way to the uplink: one completion per message, on
  * its first packet. */
 static __rte_always_inline void
-on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
-	    bool first, uint32_t work_ns, uint32_t service_ns,
-	    uint16_t svc_class)
+on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m, bool first,
+	    uint32_t work_ns, uint32_t service_ns, uint16_t svc_class)
 {
 	if (first) {
 		if (dp->credits == TLB_CREDITS_INBAND ||
 		    unlikely(dp->credit_fallback[core / 64] &
 			     (1ull << (core % 64)))) {
-			uint64_t extra = tlb_lv_on_complete(dp->lv, core, 1,
-							    work_ns);
+			uint64_t extra =
+				tlb_lv_on_complete(dp->lv, core, 1, work_ns);
 
 			count(dp, TLB_DP_completions_inband, 1 - extra);
 			if (unlikely(extra != 0))
@@ -748,18 +747,20 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 			    now_ns - c->watch_since_ns > dp->kick_stall_ns)
 				kick(dp, i, TLB_DP_kicks_stall);
 		}
-	struct tlb_lv_written_off wo = { 0, 0 };
+	struct tlb_lv_written_off wo = {0, 0};
 
 	if (tlb_lv_check_liveness(dp->lv, now_ns, dp->stale_timeout_ns,
 				  dp->write_off_ns, &wo) != 0)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			TLB_LOG(DEBUG, dp, "core %u: %s", dp->core_id[i],
-				dp->lv->core[i].stale ? "stale" :
-				dp->lv->core[i].probing ? "probing" : "live");
+				dp->lv->core[i].stale     ? "stale"
+				: dp->lv->core[i].probing ? "probing"
+							  : "live");
 	if (unlikely(wo.requests != 0)) {
 		count(dp, TLB_DP_written_off, wo.requests);
 		count(dp, TLB_DP_written_off_work_ns, wo.work_ns);
-		TLB_LOG(NOTICE, dp, "lcore %u: %" PRIu64 " requests written off "
+		TLB_LOG(NOTICE, dp,
+			"lcore %u: %" PRIu64 " requests written off "
 			"at cores stale for %" PRIu64 " us; probing them",
 			dp->lcore_id, wo.requests, dp->write_off_ns / 1000);
 	}
@@ -801,12 +802,12 @@ from_uplink_burst(struct tlb_dp *dp, struct rte_mbuf **pkts, uint16_t n)
 	prefetch_start(pkts, n);
 	if (unlikely(dp->flow_key))
 		uplink_loop(dp, pkts, n,
-			    (struct steer_mode){ .flow_key = true,
-						 .own = dp->own_dispatch });
+			    (struct steer_mode){.flow_key = true,
+						.own = dp->own_dispatch});
 	else if (dp->own_dispatch)
-		uplink_loop(dp, pkts, n, (struct steer_mode){ .own = true });
+		uplink_loop(dp, pkts, n, (struct steer_mode){.own = true});
 	else
-		uplink_loop(dp, pkts, n, (struct steer_mode){ .own = false });
+		uplink_loop(dp, pkts, n, (struct steer_mode){.own = false});
 }
 
 uint64_t
@@ -860,9 +861,11 @@ apply_update(struct tlb_dp *dp)
 		 * smaller FIFO keeps them all and admits no more until it
 		 * drains below its limit. */
 		for (uint32_t i = 0; i < depth && i < u->fifo_capacity; i++)
-			u->fifo_slot[i] = f->slot[(f->head + i) & (f->capacity - 1)];
+			u->fifo_slot[i] =
+				f->slot[(f->head + i) & (f->capacity - 1)];
 		for (uint32_t i = u->fifo_capacity; i < depth; i++) {
-			rte_pktmbuf_free(f->slot[(f->head + i) & (f->capacity - 1)]);
+			rte_pktmbuf_free(
+				f->slot[(f->head + i) & (f->capacity - 1)]);
 			count(dp, TLB_DP_drop_fifo_full, 1);
 		}
 		u->old_fifo_slot = f->slot;
@@ -922,11 +925,12 @@ tlb_dp_poll(struct tlb_dp *dp)
 	} else {
 		dp->target_round--;
 		for (uint32_t w = 0; w < (dp->n_cores + 63) / 64; w++)
-			for (uint64_t b = dp->target_busy[w] |
-					  dp->target_owed[w];
+			for (uint64_t b =
+				     dp->target_busy[w] | dp->target_owed[w];
 			     b != 0; b &= b - 1)
 				moved += poll_target(
-					dp, 64 * w + (uint32_t)__builtin_ctzll(b),
+					dp,
+					64 * w + (uint32_t)__builtin_ctzll(b),
 					pkts, burst);
 	}
 
@@ -1007,14 +1011,18 @@ port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
 	/* Requests to host cores may wait for others to the same core, up
 	 * to the bound; the uplink and the default target get a burst of
 	 * whatever each poll produced, one doorbell for all of it. */
-	port->hold_tsc = core < 0 ? 0 :
-		(uint64_t)(((unsigned __int128)dp->cfg->datapath.tx_hold_ns *
-			    dp->tsc_hz) / 1000000000u);
+	port->hold_tsc =
+		core < 0 ? 0
+			 : (uint64_t)(((unsigned __int128)
+					       dp->cfg->datapath.tx_hold_ns *
+				       dp->tsc_hz) /
+				      1000000000u);
 	port->deadline = 0;
 	port->listed = false;
 	/* the packets, then their charges, in one block */
 	port->pkts = rte_zmalloc_socket(
-		"tlb_txb", (sizeof(*port->pkts) + sizeof(*port->charge)) * burst,
+		"tlb_txb",
+		(sizeof(*port->pkts) + sizeof(*port->charge)) * burst,
 		RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(dp->lcore_id));
 	if (port->pkts == NULL) {
 		snprintf(err, errlen, "no memory for TX buffers");
@@ -1040,9 +1048,10 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	for (uint32_t i = index; i < cfg->ports.n_targets; i += n_dps)
 		dp->core_id[dp->n_cores++] = i;
 	if (dp->n_cores == 0) {
-		snprintf(err, errlen, "dispatcher %u has no host core (%u "
-			 "cores for %u dispatchers)", index,
-			 cfg->ports.n_targets, n_dps);
+		snprintf(err, errlen,
+			 "dispatcher %u has no host core (%u "
+			 "cores for %u dispatchers)",
+			 index, cfg->ports.n_targets, n_dps);
 		return -1;
 	}
 	dp->credits = cfg->host.credits;
@@ -1052,14 +1061,14 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
 	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();
-	dp->ns_per_tsc_q32 = (uint64_t)(((unsigned __int128)1000000000 << 32) /
-					dp->tsc_hz);
+	dp->ns_per_tsc_q32 =
+		(uint64_t)(((unsigned __int128)1000000000 << 32) / dp->tsc_hz);
 	dp->housekeeping_tsc =
 		dp->tsc_hz / 1000000 * cfg->datapath.housekeeping_us;
 	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS - 1; b++)
-		dp->residence_le_tsc[b] = (uint64_t)(
-			(unsigned __int128)tlb_residence_le_ns[b] * dp->tsc_hz /
-			1000000000);
+		dp->residence_le_tsc[b] =
+			(uint64_t)((unsigned __int128)tlb_residence_le_ns[b] *
+				   dp->tsc_hz / 1000000000);
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
 	dp->write_off_ns = (uint64_t)cfg->host.write_off_us * 1000;
 	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)
@@ -1075,11 +1084,15 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->aff = tlb_aff_create(cfg->affinity.entries,
 				 (uint64_t)cfg->affinity.timeout_us * 1000);
 	/* The whole table looked at about once a timeout. */
-	dp->aff_sweep = (uint32_t)RTE_MIN((uint64_t)cfg->affinity.entries,
-		(uint64_t)cfg->affinity.entries * cfg->datapath.housekeeping_us /
-		cfg->affinity.timeout_us + 16);
-	dp->fifo.slot = tlb_dp_fifo_alloc(cfg->fifo.capacity, &cap,
-					  (int)rte_lcore_to_socket_id(lcore_id));
+	dp->aff_sweep = (uint32_t)RTE_MIN(
+		(uint64_t)cfg->affinity.entries,
+		(uint64_t)cfg->affinity.entries *
+				cfg->datapath.housekeeping_us /
+				cfg->affinity.timeout_us +
+			16);
+	dp->fifo.slot =
+		tlb_dp_fifo_alloc(cfg->fifo.capacity, &cap,
+				  (int)rte_lcore_to_socket_id(lcore_id));
 	dp->fifo.capacity = cap;
 	dp->fifo.limit = cfg->fifo.capacity;
 	if (dp->lv == NULL || dp->aff == NULL || dp->fifo.slot == NULL) {
@@ -1105,8 +1118,8 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		goto fail;
 	for (uint32_t i = 0; i < dp->n_cores; i++)
 		if (port_init(dp, &dp->target[i],
-			      &cfg->ports.targets[dp->core_id[i]].ref,
-			      (int)i, TLB_DP_drop_tx_full, err, errlen) != 0)
+			      &cfg->ports.targets[dp->core_id[i]].ref, (int)i,
+			      TLB_DP_drop_tx_full, err, errlen) != 0)
 			goto fail;
 	dp->has_default_target = cfg->ports.has_default_target;
 	ref = cfg->ports.default_target;

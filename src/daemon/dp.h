@@ -23,21 +23,25 @@
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
 
-/* The counters: turbolb/dp_counters.h lists and describes them. */
+/* The counters: turbolb/dp_counters.h lists and describes them. (Left
+ * unformatted: clang-format takes the X-macro expansion for an
+ * expression.) */
+/* clang-format off */
 enum tlb_dp_counter {
 #define X(name, ...) TLB_DP_##name,
 	TLB_DP_COUNTERS(X)
 #undef X
 	TLB_DP_N_COUNTERS
 };
+/* clang-format on */
 
 extern const char *const tlb_dp_counter_names[TLB_DP_N_COUNTERS];
 
 struct tlb_dp_stats {
 	uint64_t c[TLB_DP_N_COUNTERS];
 	uint64_t drop_parse[TLB_PARSE_ERR_MAX]; /* by parse error code */
-	uint64_t loops;       /* heartbeat: iterations of the poll loop */
-	uint64_t busy_loops;  /* iterations that moved a packet */
+	uint64_t loops;      /* heartbeat: iterations of the poll loop */
+	uint64_t busy_loops; /* iterations that moved a packet */
 	/* The residence histogram (turbolb/metrics.h): packets per bucket
 	 * of tlb_residence_le_ns, and the sum of their residences in TSC
 	 * cycles. */
@@ -68,12 +72,12 @@ struct tlb_dp_port {
 	int core;                 /* host core, or -1 (uplink, default) */
 	enum tlb_dp_counter drop; /* counted when its TX ring is full */
 	struct tlb_dp *dp;
-	struct rte_mbuf **pkts;   /* size entries */
-	uint64_t *charge;         /* pkts[i]'s: its work + 1, 0: none */
-	uint64_t hold_tsc;        /* how long a packet may wait for others */
-	uint64_t deadline;        /* TSC by which the buffer goes out */
-	uint64_t first_tsc;       /* start of the oldest packet's poll */
-	bool listed;              /* in dp->pending (always, while length) */
+	struct rte_mbuf **pkts; /* size entries */
+	uint64_t *charge;       /* pkts[i]'s: its work + 1, 0: none */
+	uint64_t hold_tsc;      /* how long a packet may wait for others */
+	uint64_t deadline;      /* TSC by which the buffer goes out */
+	uint64_t first_tsc;     /* start of the oldest packet's poll */
+	bool listed;            /* in dp->pending (always, while length) */
 };
 
 /* A NIC-side FIFO of held requests: a plain ring of mbuf pointers, since
@@ -89,9 +93,9 @@ struct tlb_fifo {
  * applied at a loop boundary (the lcore's quiescent point), so no packet
  * ever sees half of it. Filled by the control thread. */
 struct tlb_dp_update {
-	struct tlb_policy policy;       /* a ready instance */
-	struct rte_mbuf **fifo_slot;    /* new FIFO storage, NULL: keep */
-	uint32_t fifo_capacity;         /* its size, a power of two */
+	struct tlb_policy policy;    /* a ready instance */
+	struct rte_mbuf **fifo_slot; /* new FIFO storage, NULL: keep */
+	uint32_t fifo_capacity;      /* its size, a power of two */
 	uint32_t fifo_limit;
 	uint64_t stale_timeout_ns;
 	uint64_t write_off_ns;
@@ -100,14 +104,14 @@ struct tlb_dp_update {
 
 struct tlb_dp {
 	unsigned int lcore_id;
-	unsigned int index;        /* dispatcher number, 0 .. n-1 */
+	unsigned int index; /* dispatcher number, 0 .. n-1 */
 	const struct tlb_config *cfg;
 	struct tlb_parse_opts parse_opts;
-	uint32_t n_cores;          /* host cores in this dispatcher's share */
+	uint32_t n_cores; /* host cores in this dispatcher's share */
 	uint32_t core_id[TLB_MAX_CORES]; /* local index -> host core id */
 	enum tlb_credit_mode credits;
 	uint64_t tsc_hz;
-	uint64_t ns_per_tsc_q32;  /* 1e9 / tsc_hz, 32.32 fixed point */
+	uint64_t ns_per_tsc_q32; /* 1e9 / tsc_hz, 32.32 fixed point */
 	/* Hot per-packet counts, plain adds, moved into stats once per poll
 	 * (stats are relaxed atomics, dearer than a plain add). */
 	uint64_t pend_messages, pend_affinity; /* steered: their sum */
@@ -126,10 +130,10 @@ struct tlb_dp {
 	 * their responses count their completions until a host attaches
 	 * again */
 	uint64_t credit_fallback[TLB_MAX_CORES / 64];
-	uint64_t poll_tsc;        /* TSC at the start of the current poll */
-	uint64_t poll_ns;         /* the same in ns: the time of the poll */
-	bool behind;              /* since a full uplink burst, until an
-				     empty one */
+	uint64_t poll_tsc;         /* TSC at the start of the current poll */
+	uint64_t poll_ns;          /* the same in ns: the time of the poll */
+	bool behind;               /* since a full uplink burst, until an
+				      empty one */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	/* tlb_residence_le_ns in TSC cycles */
 	uint64_t residence_le_tsc[TLB_RESIDENCE_BUCKETS - 1];
@@ -146,17 +150,17 @@ struct tlb_dp {
 	uint32_t n_pending;
 
 	struct tlb_policy policy;
-	bool flow_key;             /* policy.ops->uses_flow_key, at hand */
-	bool own_dispatch;         /* policy.ops->dispatch != NULL, too */
-	struct tlb_load_view *lv;  /* this dispatcher's view */
+	bool flow_key;            /* policy.ops->uses_flow_key, at hand */
+	bool own_dispatch;        /* policy.ops->dispatch != NULL, too */
+	struct tlb_load_view *lv; /* this dispatcher's view */
 	struct tlb_affinity *aff;
-	uint32_t aff_sweep;        /* entries looked at per housekeeping */
+	uint32_t aff_sweep; /* entries looked at per housekeeping */
 	struct tlb_fifo fifo;
 	struct tlb_transport *host; /* NULL: none (tests, bench) */
 	uint64_t host_epoch;
-	bool kick;                 /* ring doorbells (host can) */
+	bool kick; /* ring doorbells (host can) */
 	uint64_t kick_interval_ns;
-	uint64_t kick_stall_ns;    /* 0: no stall kicks */
+	uint64_t kick_stall_ns; /* 0: no stall kicks */
 	uint64_t last_kick_ns[TLB_MAX_CORES];
 
 	/* control: wo, dp: ro */
@@ -182,8 +186,7 @@ struct tlb_dp {
  * default target. Returns 0, or -1 with err filled. */
 int tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		unsigned int lcore_id, unsigned int index,
-		struct tlb_transport *host,
-		char *err, size_t errlen);
+		struct tlb_transport *host, char *err, size_t errlen);
 
 /* Control side: hands u to dp; returns the generation to wait for with
  * tlb_dp_update_done(). u must stay valid until then. One control thread

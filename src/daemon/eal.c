@@ -16,8 +16,8 @@
 
 #define MAX_ARGS (32 + TLB_CFG_MAX_VDEVS + TLB_CFG_MAX_EAL_ARGS)
 
-static char *
-xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xasprintf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 
 static char *
 xasprintf(const char *fmt, ...)
@@ -67,7 +67,7 @@ tlb_eal_init(const struct tlb_config *cfg, const char *prog, int n_over,
 		off += (size_t)snprintf(lcores + off, sizeof(lcores) - off,
 					",%u", cfg->datapath.lcores[i]);
 
-#define ARG(s) (argv[argc++] = (char *)(s))
+#define ARG(s)   (argv[argc++] = (char *)(s))
 #define OWNED(s) (argv[argc++] = owned[n_owned++] = (s))
 	ARG(prog);
 	ARG("-l");
@@ -103,12 +103,15 @@ tlb_eal_init(const struct tlb_config *cfg, const char *prog, int n_over,
 	keep_off_datapath(cfg);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
-		fprintf(stderr, "turbolbd: EAL init failed (%s); see the EAL "
-				"messages above\n", rte_strerror(rte_errno));
+		fprintf(stderr,
+			"turbolbd: EAL init failed (%s); see the EAL "
+			"messages above\n",
+			rte_strerror(rte_errno));
 	rc = rc < 0 ? -1 : 0;
 out:
 	/* EAL keeps pointers into argv for some options (e.g. vdev args are
-	 * copied, file prefix is copied): the strings must outlive init only. */
+	 * copied, file prefix is copied): the strings must outlive init only.
+	 */
 	for (int i = 0; i < n_owned; i++)
 		free(owned[i]);
 	return rc;

@@ -13,8 +13,8 @@ extern int tlb_logtype_dp;
 extern int tlb_logtype_telemetry;
 extern int tlb_logtype_control;
 
-#define TLB_LOG(level, type, fmt, ...)                                       \
-	rte_log(RTE_LOG_##level, tlb_logtype_##type,                         \
+#define TLB_LOG(level, type, fmt, ...)                                         \
+	rte_log(RTE_LOG_##level, tlb_logtype_##type,                           \
 		"turbolb." #type ": " fmt "\n", ##__VA_ARGS__)
 
 #endif /* TURBOLBD_LOG_H */

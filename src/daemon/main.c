@@ -2,8 +2,8 @@
  * turbolbd: the on-NIC RPC load balancer daemon.
  *
  * Start-up: config -> EAL -> ports -> credit ring -> dispatcher state ->
- * telemetry and the metrics endpoint -> poll loops on the datapath lcores; the main lcore waits for
- * a signal. Shutdown runs the same steps backwards.
+ * telemetry and the metrics endpoint -> poll loops on the datapath lcores; the
+ * main lcore waits for a signal. Shutdown runs the same steps backwards.
  */
 #include <grp.h>
 #include <signal.h>
@@ -47,17 +47,27 @@ policies(FILE *f)
 static const char *config_path, *check_path;
 
 static const struct cli_opt opts[] = {
-	{ .name = "config", .letter = 'c', .kind = CLI_STRING,
-	  CLI_DEST(config_path), .arg = "FILE",
-	  .help = "run with this YAML configuration" },
-	{ .name = "check-config", .letter = 't', .kind = CLI_STRING,
-	  CLI_DEST(check_path), .arg = "FILE",
-	  .help = "validate FILE and exit (no DPDK)" },
-	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
-	  .help = "show this help" },
-	{ .name = "version", .letter = 'V', .kind = CLI_VERSION,
-	  .help = "show the version" },
-	{ .kind = CLI_END },
+	{.name = "config",
+	 .letter = 'c',
+	 .kind = CLI_STRING,
+	 CLI_DEST(config_path),
+	 .arg = "FILE",
+	 .help = "run with this YAML configuration"},
+	{.name = "check-config",
+	 .letter = 't',
+	 .kind = CLI_STRING,
+	 CLI_DEST(check_path),
+	 .arg = "FILE",
+	 .help = "validate FILE and exit (no DPDK)"},
+	{.name = "help",
+	 .letter = 'h',
+	 .kind = CLI_HELP,
+	 .help = "show this help"},
+	{.name = "version",
+	 .letter = 'V',
+	 .kind = CLI_VERSION,
+	 .help = "show the version"},
+	{.kind = CLI_END},
 };
 
 static const struct cli_spec spec = {
@@ -123,7 +133,8 @@ log_summary(void)
 					dp->stats.drop_parse[e]);
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			TLB_LOG(NOTICE, main,
-				"  core %u: sent %" PRIu64 " completed %" PRIu64,
+				"  core %u: sent %" PRIu64
+				" completed %" PRIu64,
 				dp->core_id[i], dp->lv->core[i].sent,
 				dp->lv->core[i].completed);
 	}
@@ -137,14 +148,16 @@ log_transport_faults(const struct tlb_transport *host)
 
 	tlb_transport_faults(host, &f);
 	if (f.sigbus + f.size_changes + f.bad_header + f.bad_index +
-	    f.bad_record == 0)
+		    f.bad_record ==
+	    0)
 		return;
-	TLB_LOG(NOTICE, main, "host transport faults: sigbus %" PRIu64
-		" size_changes %" PRIu64 " bad_header %" PRIu64 " bad_index %"
-		PRIu64 " bad_record %" PRIu64 " repairs %" PRIu64 " restores %"
-		PRIu64 " fallback_cores %" PRIu32, f.sigbus, f.size_changes,
-		f.bad_header, f.bad_index, f.bad_record, f.repairs,
-		f.restores, f.fallback_cores);
+	TLB_LOG(NOTICE, main,
+		"host transport faults: sigbus %" PRIu64
+		" size_changes %" PRIu64 " bad_header %" PRIu64
+		" bad_index %" PRIu64 " bad_record %" PRIu64 " repairs %" PRIu64
+		" restores %" PRIu64 " fallback_cores %" PRIu32,
+		f.sigbus, f.size_changes, f.bad_header, f.bad_index,
+		f.bad_record, f.repairs, f.restores, f.fallback_cores);
 }
 
 /* True when every dispatcher's loop counter moved since the last call: a
@@ -204,7 +217,8 @@ control_loop(struct tlb_transport *host)
 			if (datapath_progressed())
 				tlb_sd_notify("WATCHDOG=1");
 			else
-				TLB_LOG(WARNING, main, "a datapath lcore made "
+				TLB_LOG(WARNING, main,
+					"a datapath lcore made "
 					"no progress: no watchdog ping");
 		}
 	}
@@ -223,8 +237,10 @@ open_transport(const struct tlb_config *cfg, struct tlb_transport **out)
 			TLB_LOG(ERR, main, "%s", err);
 			return -1;
 		}
-		TLB_LOG(INFO, main, "host transport none: no host memory, "
-			"credits %s", tlb_credit_mode_str(cfg->host.credits));
+		TLB_LOG(INFO, main,
+			"host transport none: no host memory, "
+			"credits %s",
+			tlb_credit_mode_str(cfg->host.credits));
 		return 0;
 	}
 
@@ -250,10 +266,11 @@ open_transport(const struct tlb_config *cfg, struct tlb_transport **out)
 		TLB_LOG(ERR, main, "%s", err);
 		return -1;
 	}
-	TLB_LOG(INFO, main, "host transport shm: credit ring %s, %u cores x "
-		"%u records, credits %s", cfg->host.credit_ring,
-		cfg->ports.n_targets, cfg->host.ring_size,
-		tlb_credit_mode_str(cfg->host.credits));
+	TLB_LOG(INFO, main,
+		"host transport shm: credit ring %s, %u cores x "
+		"%u records, credits %s",
+		cfg->host.credit_ring, cfg->ports.n_targets,
+		cfg->host.ring_size, tlb_credit_mode_str(cfg->host.credits));
 	return 0;
 }
 
@@ -277,13 +294,16 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 
 		if (!rte_lcore_is_enabled(lcore) ||
 		    lcore == rte_get_main_lcore()) {
-			TLB_LOG(ERR, main, "datapath lcore %u is not a worker "
-				"lcore", lcore);
+			TLB_LOG(ERR, main,
+				"datapath lcore %u is not a worker "
+				"lcore",
+				lcore);
 			goto out;
 		}
 	}
 	if (cfg->datapath.n_lcores > cfg->ports.n_targets) {
-		TLB_LOG(ERR, main, "%u dispatcher lcores for %u host cores: "
+		TLB_LOG(ERR, main,
+			"%u dispatcher lcores for %u host cores: "
 			"each dispatcher needs at least one host core",
 			cfg->datapath.n_lcores, cfg->ports.n_targets);
 		goto out;
@@ -297,8 +317,9 @@ run(struct tlb_config *cfg, const char *prog, int n_over, char **over)
 
 	for (unsigned int i = 0; i < cfg->datapath.n_lcores; i++) {
 		unsigned int lcore = cfg->datapath.lcores[i];
-		struct tlb_dp *dp = rte_zmalloc_socket("tlb_dp", sizeof(*dp),
-			RTE_CACHE_LINE_SIZE, (int)rte_lcore_to_socket_id(lcore));
+		struct tlb_dp *dp = rte_zmalloc_socket(
+			"tlb_dp", sizeof(*dp), RTE_CACHE_LINE_SIZE,
+			(int)rte_lcore_to_socket_id(lcore));
 
 		if (dp == NULL || tlb_dp_init(dp, cfg, lcore, i, host, err,
 					      sizeof(err)) != 0) {

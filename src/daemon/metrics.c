@@ -83,7 +83,7 @@ collect_str(void *arg, const char *name, const char *v)
 static char *
 render(size_t *len)
 {
-	struct tlb_tel_sink sink = { .u64 = collect_u64, .str = collect_str };
+	struct tlb_tel_sink sink = {.u64 = collect_u64, .str = collect_str};
 	struct tlb_metric_core *cores = NULL;
 	struct tlb_metric_hist residence;
 	struct tlb_tel_core row;
@@ -134,7 +134,8 @@ out:
 static void
 on_request(struct evhttp_request *req, void *arg)
 {
-	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	const char *path =
+		evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
 	struct evbuffer *out = evhttp_request_get_output_buffer(req);
 	size_t len = 0;
 	char *text;
@@ -180,14 +181,16 @@ metrics_thread(void *arg)
 static int
 listen_unix(const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct stat st;
 	int fd;
 
 	if (lstat(path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
-			TLB_LOG(ERR, metrics, "metrics.listen: %s exists and "
-				"is not a socket", path);
+			TLB_LOG(ERR, metrics,
+				"metrics.listen: %s exists and "
+				"is not a socket",
+				path);
 			return -1;
 		}
 		unlink(path);
@@ -209,22 +212,23 @@ int
 tlb_metrics_start(const struct tlb_config *cfg)
 {
 	struct tlb_listen_addr a;
-	struct timeval tv = { .tv_usec = STOP_POLL_MS * 1000 };
+	struct timeval tv = {.tv_usec = STOP_POLL_MS * 1000};
 	char err[160];
 	int fd;
 
 	if (cfg->metrics.listen[0] == '\0')
 		return 0;
 	/* --check-config and the loader have checked it already. */
-	if (tlb_listen_addr_parse(cfg->metrics.listen, &a, err,
-				  sizeof(err)) != 0) {
+	if (tlb_listen_addr_parse(cfg->metrics.listen, &a, err, sizeof(err)) !=
+	    0) {
 		TLB_LOG(ERR, metrics, "metrics.listen: %s", err);
 		return -1;
 	}
 	m.base = event_base_new();
 	m.http = m.base != NULL ? evhttp_new(m.base) : NULL;
-	m.stop_timer = m.base != NULL ?
-		event_new(m.base, -1, EV_PERSIST, on_stop_timer, NULL) : NULL;
+	m.stop_timer = m.base != NULL ? event_new(m.base, -1, EV_PERSIST,
+						  on_stop_timer, NULL)
+				      : NULL;
 	if (m.http == NULL || m.stop_timer == NULL) {
 		TLB_LOG(ERR, metrics, "cannot set up libevent");
 		goto fail;
@@ -237,8 +241,10 @@ tlb_metrics_start(const struct tlb_config *cfg)
 			goto fail;
 		if (evhttp_accept_socket_with_handle(m.http, fd) == NULL) {
 			close(fd);
-			TLB_LOG(ERR, metrics, "metrics.listen: unix:%s: "
-				"libevent refused the socket", a.path);
+			TLB_LOG(ERR, metrics,
+				"metrics.listen: unix:%s: "
+				"libevent refused the socket",
+				a.path);
 			goto fail;
 		}
 		snprintf(m.unix_path, sizeof(m.unix_path), "%s", a.path);

@@ -44,7 +44,8 @@ note_use(const struct tlb_port_ref *ref, uint16_t n)
 
 	if (tlb_port_lookup(ref->port, &pid) != 0) {
 		TLB_LOG(ERR, port, "no port named '%s' (available:", ref->port);
-		RTE_ETH_FOREACH_DEV(pid) {
+		RTE_ETH_FOREACH_DEV(pid)
+		{
 			char name[RTE_ETH_NAME_MAX_LEN];
 
 			if (rte_eth_dev_get_name_by_port(pid, name) == 0)
@@ -171,7 +172,8 @@ setup_port(const struct tlb_config *cfg, struct port_use *u,
 	}
 	if (nrx > info.max_rx_queues || ntx > info.max_tx_queues) {
 		TLB_LOG(ERR, port,
-			"port %u (%s): needs %u queues, has at most %u rx/%u tx",
+			"port %u (%s): needs %u queues, has at most %u rx/%u "
+			"tx",
 			pid, info.device ? rte_dev_name(info.device) : "?",
 			u->n_queues, info.max_rx_queues, info.max_tx_queues);
 		return -1;
@@ -230,12 +232,13 @@ tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
 		cache /= 2;
 	ops = pool_ops(cfg, cache);
 	if (ops != NULL)
-		*pool = rte_pktmbuf_pool_create_by_ops(TLB_MBUF_POOL, n_mbufs,
-			cache, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-			(int)rte_socket_id(), ops);
+		*pool = rte_pktmbuf_pool_create_by_ops(
+			TLB_MBUF_POOL, n_mbufs, cache, 0,
+			RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id(), ops);
 	else
 		*pool = rte_pktmbuf_pool_create(TLB_MBUF_POOL, n_mbufs, cache,
-			0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+						0, RTE_MBUF_DEFAULT_BUF_SIZE,
+						(int)rte_socket_id());
 	if (*pool == NULL) {
 		TLB_LOG(ERR, port, "mbuf pool of %u: %s (raise eal.memory_mb?)",
 			n_mbufs, rte_strerror(rte_errno));
@@ -244,7 +247,8 @@ tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
 	TLB_LOG(INFO, port,
 		"mbuf pool: %u mbufs, per-lcore cache %u (worst case per "
 		"lcore: (%u targets + 2%s) x burst %u = %u mbufs out; cap %u), "
-		"backend %s", n_mbufs, cache, cfg->ports.n_targets,
+		"backend %s",
+		n_mbufs, cache, cfg->ports.n_targets,
 		cfg->ports.has_default_target ? " + 1" : "",
 		cfg->datapath.burst, lcore_swing(cfg),
 		RTE_MEMPOOL_CACHE_MAX_SIZE,

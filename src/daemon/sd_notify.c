@@ -46,7 +46,7 @@ notify_address(const char *path, struct sockaddr_un *sun)
 int
 tlb_sd_notify(const char *msg)
 {
-	struct timeval tv = { .tv_sec = NOTIFY_SEND_TIMEOUT_S };
+	struct timeval tv = {.tv_sec = NOTIFY_SEND_TIMEOUT_S};
 	struct sockaddr_un sun;
 	const char *path;
 	size_t len;

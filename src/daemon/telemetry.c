@@ -44,8 +44,10 @@ sum_dps(size_t off)
 	uint64_t v = 0;
 
 	for (unsigned int d = 0; d < tlb_n_dps; d++)
-		v += tlb_counter_read((const uint64_t *)(const void *)
-				      ((const char *)tlb_dps[d] + off));
+		v += tlb_counter_read(
+			(const uint64_t *)(const void *)((const char *)
+								 tlb_dps[d] +
+							 off));
 	return v;
 }
 
@@ -54,12 +56,12 @@ static const struct {
 	const char *name;
 	size_t off; /* in struct tlb_cr_kick_stats */
 } kick_fields[] = {
-	{ "kicks_served", offsetof(struct tlb_cr_kick_stats, kicks_served) },
-	{ "kick_boosts", offsetof(struct tlb_cr_kick_stats, boosts) },
-	{ "kick_reverted_drain",
-	  offsetof(struct tlb_cr_kick_stats, reverted_drain) },
-	{ "kick_reverted_bound",
-	  offsetof(struct tlb_cr_kick_stats, reverted_bound) },
+	{"kicks_served", offsetof(struct tlb_cr_kick_stats, kicks_served)},
+	{"kick_boosts", offsetof(struct tlb_cr_kick_stats, boosts)},
+	{"kick_reverted_drain",
+	 offsetof(struct tlb_cr_kick_stats, reverted_drain)},
+	{"kick_reverted_bound",
+	 offsetof(struct tlb_cr_kick_stats, reverted_bound)},
 };
 
 #define N_KICK_FIELDS (sizeof(kick_fields) / sizeof(kick_fields[0]))
@@ -83,8 +85,9 @@ sum_kick_stats(uint64_t sum[N_KICK_FIELDS])
 			tlb_transport_core_info(dp->host, dp->core_id[i],
 						&info);
 			for (size_t f = 0; f < N_KICK_FIELDS; f++) {
-				memcpy(&v, (const char *)&info.kick +
-						   kick_fields[f].off,
+				memcpy(&v,
+				       (const char *)&info.kick +
+					       kick_fields[f].off,
 				       sizeof(v));
 				sum[f] += v;
 			}
@@ -107,8 +110,8 @@ tlb_telemetry_stats(const struct tlb_tel_sink *s)
 			drops += v;
 	}
 	for (unsigned int e = 1; e < TLB_PARSE_ERR_MAX; e++) {
-		uint64_t v = sum_dps(offsetof(struct tlb_dp,
-					      stats.drop_parse[e]));
+		uint64_t v =
+			sum_dps(offsetof(struct tlb_dp, stats.drop_parse[e]));
 
 		snprintf(name, sizeof(name), "drop_parse_%s",
 			 tlb_parse_err_str(e));
@@ -152,8 +155,7 @@ sink_str(void *arg, const char *name, const char *v)
 static int
 cmd_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tlb_tel_sink sink = { .u64 = sink_u64, .str = sink_str,
-				     .arg = d };
+	struct tlb_tel_sink sink = {.u64 = sink_u64, .str = sink_str, .arg = d};
 
 	(void)cmd;
 	(void)params;
@@ -183,7 +185,9 @@ tlb_telemetry_read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
 	row->written_off = tlb_counter_read(&c->written_off);
 	row->credit_fallback =
 		(uint8_t)(__atomic_load_n(&dp->credit_fallback[i / 64],
-					  __ATOMIC_RELAXED) >> (i % 64) & 1);
+					  __ATOMIC_RELAXED) >>
+				  (i % 64) &
+			  1);
 	row->has_host = dp->host != NULL;
 	if (row->has_host)
 		tlb_transport_core_info(dp->host, dp->core_id[i], &row->host);
@@ -197,7 +201,7 @@ tlb_telemetry_read_core(unsigned int n, uint32_t i, struct tlb_tel_core *row)
 static int
 cmd_cores(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct tlb_tel_sink sink = { .u64 = sink_u64, .str = sink_str };
+	struct tlb_tel_sink sink = {.u64 = sink_u64, .str = sink_str};
 	struct tlb_tel_page page;
 	struct tlb_tel_core row;
 	uint32_t first, count, total = 0, k = 0;
@@ -289,7 +293,8 @@ add_policy_params(struct rte_tel_data *d, const struct tlb_config *snap,
 static int
 cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static struct tlb_config snap; /* telemetry runs one command at a time */
+	static struct tlb_config
+		snap; /* telemetry runs one command at a time */
 
 	(void)cmd;
 	(void)params;
@@ -307,8 +312,8 @@ cmd_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	rte_tel_data_add_dict_string(d, "credits",
 				     tlb_credit_mode_str(snap.host.credits));
 	rte_tel_data_add_dict_string(d, "transport",
-				     dp->host != NULL ? dp->host->ops->name :
-							"none");
+				     dp->host != NULL ? dp->host->ops->name
+						      : "none");
 	rte_tel_data_add_dict_u64(d, "stale_timeout_us",
 				  snap.host.stale_timeout_us);
 	rte_tel_data_add_dict_u64(d, "udp_port", snap.rpc.udp_ports[0]);
@@ -363,8 +368,8 @@ tlb_telemetry_residence(struct tlb_metric_hist *h)
 	uint64_t tsc = sum_dps(offsetof(struct tlb_dp, stats.residence_tsc));
 
 	for (unsigned int b = 0; b < TLB_RESIDENCE_BUCKETS; b++)
-		h->count[b] = sum_dps(offsetof(struct tlb_dp,
-					       stats.residence[b]));
+		h->count[b] =
+			sum_dps(offsetof(struct tlb_dp, stats.residence[b]));
 	/* every dispatcher counts on the one TSC */
 	h->sum_ns = (uint64_t)((unsigned __int128)tsc * 1000000000 /
 			       rte_get_tsc_hz());
@@ -400,19 +405,23 @@ tlb_telemetry_register(void)
 {
 	int rc = 0;
 
-	rc |= rte_telemetry_register_cmd("/turbolb/stats", cmd_stats,
+	rc |= rte_telemetry_register_cmd(
+		"/turbolb/stats", cmd_stats,
 		"Counters summed over dispatchers: rx, steered, responses, "
 		"held, drops by reason");
-	rc |= rte_telemetry_register_cmd("/turbolb/cores", cmd_cores,
+	rc |= rte_telemetry_register_cmd(
+		"/turbolb/cores", cmd_cores,
 		"Per host core, in pages: params FIRST[,COUNT], then next");
 	rc |= rte_telemetry_register_cmd("/turbolb/config", cmd_config,
-		"Active policy and parameters");
-	rc |= rte_telemetry_register_cmd("/turbolb/policy", cmd_policy,
+					 "Active policy and parameters");
+	rc |= rte_telemetry_register_cmd(
+		"/turbolb/policy", cmd_policy,
 		"Show the policy; with a parameter NAME[:PARAM], switch to it");
-	rc |= rte_telemetry_register_cmd("/turbolb/residence", cmd_residence,
+	rc |= rte_telemetry_register_cmd(
+		"/turbolb/residence", cmd_residence,
 		"Time packets spent in the daemon, as a histogram in ns");
 	rc |= rte_telemetry_register_cmd("/turbolb/reload", cmd_reload,
-		"Re-read the YAML file (as SIGHUP)");
+					 "Re-read the YAML file (as SIGHUP)");
 	if (rc != 0)
 		TLB_LOG(ERR, telemetry, "cannot register telemetry commands");
 	return rc == 0 ? 0 : -1;

@@ -55,21 +55,21 @@ struct host_att {
 	ino_t ino;
 	uint64_t host_epoch;
 	uint32_t n_cores;
-	uint32_t refs;		/* core handles switched to it */
-	bool retired;		/* no longer current */
-	struct host_att *next;	/* retired list */
+	uint32_t refs;         /* core handles switched to it */
+	bool retired;          /* no longer current */
+	struct host_att *next; /* retired list */
 };
 
 struct tlb_host_core {
 	/* core thread: rw; other threads: never (except close) */
 	struct tlb_host *host;
-	struct host_att *att;	/* NULL until the first call */
-	uint64_t gen;		/* generation att belongs to */
+	struct host_att *att; /* NULL until the first call */
+	uint64_t gen;         /* generation att belongs to */
 	uint32_t core;
 	uint32_t batch;
-	bool slot_ok;		/* att's region has a slot for core */
+	bool slot_ok;                  /* att's region has a slot for core */
 	enum tlb_core_run_state state; /* what the thread last asked for */
-	uint32_t tid;		/* thread published in the slot (0: none) */
+	uint32_t tid; /* thread published in the slot (0: none) */
 	uint64_t pend_work;
 	uint64_t pend_svc;
 	/* core thread: wo (relaxed stores); any thread: ro */
@@ -84,16 +84,15 @@ struct tlb_host {
 	pthread_mutex_t lock __attribute__((aligned(HOST_LINE)));
 	struct host_att *cur;
 	struct host_att *retired;
-	bool stale;			/* atomic: sticky until reattach */
-	uint64_t next_check_ns;		/* atomic: next look at the name */
+	bool stale;             /* atomic: sticky until reattach */
+	uint64_t next_check_ns; /* atomic: next look at the name */
 	uint64_t check_ns;
 	uint32_t batch;
 	char name[TLB_CR_NAME_MAX];
 	struct tlb_host_core *cores[TLB_CR_MAX_CORES];
 };
 
-static void
-host_err(char *err, size_t errlen, const char *fmt, ...)
+static void host_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static void
@@ -192,12 +191,15 @@ identity_err(const char *name, int rc, char *err, size_t errlen)
 	switch (rc) {
 	case -ENOENT:
 		host_err(err, errlen,
-			 "credit ring %s does not exist (is turbolbd running, with this credit ring name?)",
+			 "credit ring %s does not exist (is turbolbd running, "
+			 "with this credit ring name?)",
 			 name);
 		break;
 	case -EACCES:
 		host_err(err, errlen,
-			 "credit ring %s: permission denied (turbolbd creates it mode 0600 unless its config grants a group: run the server as that user or group)",
+			 "credit ring %s: permission denied (turbolbd creates "
+			 "it mode 0600 unless its config grants a group: run "
+			 "the server as that user or group)",
 			 name);
 		break;
 	default:
@@ -410,7 +412,8 @@ tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 	n = strnlen(ring_name, TLB_CR_NAME_MAX);
 	if (n >= TLB_CR_NAME_MAX || n < 2 || ring_name[0] != '/') {
 		host_err(err, errlen,
-			 "credit ring '%.*s': the name must be '/' and 1 to %d more characters",
+			 "credit ring '%.*s': the name must be '/' and 1 to %d "
+			 "more characters",
 			 TLB_CR_NAME_MAX, ring_name, TLB_CR_NAME_MAX - 2);
 		return NULL;
 	}
@@ -619,8 +622,8 @@ tlb_host_stale_now(struct tlb_host *h)
 		/* Gone, or another object: the daemon that made ours is
 		 * not the one serving the name. Other errors (out of file
 		 * descriptors, say) prove nothing. */
-		if (rc == -ENOENT || (rc == 0 && (dev != a->dev ||
-						  ino != a->ino)))
+		if (rc == -ENOENT ||
+		    (rc == 0 && (dev != a->dev || ino != a->ino)))
 			stale = true;
 	}
 	if (stale)

@@ -145,12 +145,13 @@ kick_perf_scan(const uint8_t *data, uint64_t size, uint64_t *tail,
 		if (h.size < sizeof(h) || h.size % 8 != 0 || h.size > head - t)
 			goto bad;
 		if (h.type == PERF_RECORD_SWITCH) {
-			st->where = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) ?
-					    KICK_CPU_OFF : KICK_CPU_ON;
+			st->where = (h.misc & PERF_RECORD_MISC_SWITCH_OUT)
+					    ? KICK_CPU_OFF
+					    : KICK_CPU_ON;
 			st->cpu = -1;
 			if (h.size >= sizeof(h) + 2 * sizeof(uint32_t)) {
-				memcpy(&cpu, data + ((t + sizeof(h)) &
-						     (size - 1)),
+				memcpy(&cpu,
+				       data + ((t + sizeof(h)) & (size - 1)),
 				       sizeof(cpu));
 				st->cpu = cpu > INT32_MAX ? -1 : (int32_t)cpu;
 			}

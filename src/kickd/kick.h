@@ -25,7 +25,7 @@ struct kick_params {
 
 /* A thread's place as its context-switch records tell it. */
 enum kick_cpu {
-	KICK_CPU_UNKNOWN,	/* not watched, no record yet, records lost */
+	KICK_CPU_UNKNOWN, /* not watched, no record yet, records lost */
 	KICK_CPU_ON,
 	KICK_CPU_OFF,
 };
@@ -34,59 +34,59 @@ enum kick_cpu {
 struct kick_obs {
 	uint64_t doorbell;
 	uint64_t heartbeat;
-	uint32_t records;	/* credit records posted (free running) */
+	uint32_t records; /* credit records posted (free running) */
 	enum tlb_core_run_state host_state; /* the thread's own word */
-	bool thread_ok;		/* a live thread to boost is known */
-	enum kick_cpu cpu;	/* where the thread is */
+	bool thread_ok;    /* a live thread to boost is known */
+	enum kick_cpu cpu; /* where the thread is */
 };
 
 /* What the agent did for one core, over its whole life. */
 struct kick_counts {
-	uint64_t rings;		/* doorbell rings seen, each exactly once */
-	uint64_t served;	/* rings that started or extended a boost */
-	uint64_t ignored;	/* rings with no thread to boost, or whose
-				 * boost failed */
-	uint64_t boosts;	/* boosts started */
+	uint64_t rings;   /* doorbell rings seen, each exactly once */
+	uint64_t served;  /* rings that started or extended a boost */
+	uint64_t ignored; /* rings with no thread to boost, or whose
+			   * boost failed */
+	uint64_t boosts;  /* boosts started */
 	uint64_t reverted_drain;
 	uint64_t reverted_bound;
-	uint64_t reverted_yield;	/* gave its CPU to a newer boost */
+	uint64_t reverted_yield; /* gave its CPU to a newer boost */
 	uint64_t boost_failures;
-	uint64_t boosted_ns;	/* time spent boosted */
+	uint64_t boosted_ns; /* time spent boosted */
 };
 
 /* The agent's memory of one core. kick_core_forget clears all of it but
  * the counters. */
 struct kick_core {
-	bool primed;		/* the fields below hold a first look */
+	bool primed; /* the fields below hold a first look */
 	bool boosted;
-	bool posts_records;	/* its records moved since we look */
-	bool saw_running;	/* RUNNING at or since the boost */
-	bool saw_on_cpu;	/* on its CPU at or since the boost */
+	bool posts_records; /* its records moved since we look */
+	bool saw_running;   /* RUNNING at or since the boost */
+	bool saw_on_cpu;    /* on its CPU at or since the boost */
 	uint64_t doorbell;
 	uint64_t heartbeat;
 	uint32_t records;
 	uint32_t records_at_boost;
 	uint64_t hb_at_boost;
-	uint64_t boost_ns;	/* when the boost began */
-	uint64_t active_ns;	/* last ring or record (or the boost) */
-	uint64_t boost_rings;	/* rings the boost was started for */
+	uint64_t boost_ns;    /* when the boost began */
+	uint64_t active_ns;   /* last ring or record (or the boost) */
+	uint64_t boost_rings; /* rings the boost was started for */
 	struct kick_counts n;
 };
 
 enum kick_action {
 	KICK_NONE,
-	KICK_BOOST,		/* make the thread run now */
-	KICK_REVERT_DRAIN,	/* its work drained: back to its policy */
-	KICK_REVERT_BOUND,	/* boosted max_boost_ns: back, whatever */
-	KICK_REVERT_YIELD,	/* a newer boost needs its CPU: back */
+	KICK_BOOST,        /* make the thread run now */
+	KICK_REVERT_DRAIN, /* its work drained: back to its policy */
+	KICK_REVERT_BOUND, /* boosted max_boost_ns: back, whatever */
+	KICK_REVERT_YIELD, /* a newer boost needs its CPU: back */
 };
 
 /* A thread's context switches as its perf ring tells them. */
 struct kick_perf {
 	enum kick_cpu where;
-	int32_t cpu;		/* CPU of its last switch; -1: not known */
-	uint64_t switches;	/* switch records seen */
-	uint64_t lost;		/* lost-records records seen */
+	int32_t cpu;       /* CPU of its last switch; -1: not known */
+	uint64_t switches; /* switch records seen */
+	uint64_t lost;     /* lost-records records seen */
 };
 
 /* Forgets the core's doorbell and boost (a new region, a new thread);
@@ -145,8 +145,7 @@ void kick_boost_undo(struct kick_core *k, bool failure);
 /* What the slot publishes for the daemon's telemetry: a boost that
  * yielded ended before the bound, with its core's turn done for now, so
  * it counts with the drained ones there. */
-void kick_slot_stats(const struct kick_core *k,
-		     struct tlb_cr_kick_stats *ks);
+void kick_slot_stats(const struct kick_core *k, struct tlb_cr_kick_stats *ks);
 
 /* Consumes the perf records in data[*tail..head) (a ring of size bytes, a
  * power of two) into st: where the last context-switch record left the

@@ -12,7 +12,7 @@
 
 #include "kick.h"
 
-#define KD_HIST 7		/* < 50, 100, 200, 500, 1000, 2000 us, more */
+#define KD_HIST 7 /* < 50, 100, 200, 500, 1000, 2000 us, more */
 
 struct kd_conf {
 	const char *ring;
@@ -29,9 +29,9 @@ struct kd_conf {
 /* One core, as the agent runs it. */
 struct kd_core {
 	struct kick_core k;
-	uint32_t pid;		/* its thread, as the slot names it */
+	uint32_t pid; /* its thread, as the slot names it */
 	uint32_t tid;
-	bool thread_ok;		/* that thread exists */
+	bool thread_ok; /* that thread exists */
 	/* what to restore after the boost */
 	int orig_policy;
 	struct sched_param orig_param;
@@ -41,22 +41,22 @@ struct kd_core {
 	size_t perf_len;
 	uint64_t perf_tail;
 	struct kick_perf perf;
-	uint64_t rt_skips;	/* rings for a thread already real-time */
-	uint64_t threads;	/* threads seen serving this core */
-	uint32_t last_pid;	/* the last of them, for the report */
+	uint64_t rt_skips; /* rings for a thread already real-time */
+	uint64_t threads;  /* threads seen serving this core */
+	uint32_t last_pid; /* the last of them, for the report */
 	uint32_t last_tid;
 	/* how the boosts went: how long they lasted, and how long a thread
 	 * that was off its CPU took to get on it (at poll granularity) */
-	bool wait_cpu;		/* boosted while off its CPU, not on yet */
+	bool wait_cpu; /* boosted while off its CPU, not on yet */
 	uint64_t len_hist[KD_HIST];
 	uint64_t oncpu_hist[KD_HIST];
-	uint64_t never_on_cpu;	/* boosts that ended with it still off */
+	uint64_t never_on_cpu; /* boosts that ended with it still off */
 	/* last published to the slot */
 	uint32_t sched_pub;
 	struct tlb_cr_kick_stats ks_pub;
 };
 
-extern struct kd_conf conf;	/* options.c */
+extern struct kd_conf conf; /* options.c */
 
 /* A line on stderr, prefixed with the program's name. */
 void kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

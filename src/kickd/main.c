@@ -66,10 +66,10 @@
 
 #include "kickd.h"
 
-#define CHECK_NS 100000000ull	/* region and thread checks: 100 ms */
+#define CHECK_NS        100000000ull /* region and thread checks: 100 ms */
 #define ATTACH_RETRY_NS 100000000ull
 
-static const uint64_t hist_us[KD_HIST - 1] = { 50, 100, 200, 500, 1000, 2000 };
+static const uint64_t hist_us[KD_HIST - 1] = {50, 100, 200, 500, 1000, 2000};
 
 static volatile sig_atomic_t force_quit;
 static struct tlb_cr *cr;
@@ -80,8 +80,7 @@ static struct kd_core *cores;
 static uint64_t reattaches;
 static bool boost_warned;
 
-void
-kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 void
 kd_log(const char *fmt, ...)
@@ -134,14 +133,19 @@ has_cap(unsigned int cap)
 static int
 check_privileges(void)
 {
-	struct sched_param sp = { .sched_priority = conf.priority };
+	struct sched_param sp = {.sched_priority = conf.priority};
 	struct sched_param orig;
 	int pol;
 
 	if (!conf.boost)
 		return 0;
 	if (!has_cap(CAP_SYS_NICE)) {
-		kd_log("CAP_SYS_NICE is missing: the agent boosts other processes' threads to SCHED_FIFO and back. Run it as root, or give it the capability (setcap cap_sys_nice,cap_perfmon+ep turbolb-kickd, or AmbientCapabilities=CAP_SYS_NICE CAP_PERFMON in its unit); --watch-only needs neither");
+		kd_log("CAP_SYS_NICE is missing: the agent boosts other "
+		       "processes' threads to SCHED_FIFO and back. Run it as "
+		       "root, or give it the capability (setcap "
+		       "cap_sys_nice,cap_perfmon+ep turbolb-kickd, or "
+		       "AmbientCapabilities=CAP_SYS_NICE CAP_PERFMON in its "
+		       "unit); --watch-only needs neither");
 		return -1;
 	}
 	pol = sched_getscheduler(0);
@@ -152,9 +156,9 @@ check_privileges(void)
 	if (sched_setscheduler(0, SCHED_FIFO, &sp) != 0) {
 		kd_log("a SCHED_FIFO %d trial on the agent itself failed: %s%s",
 		       conf.priority, strerror(errno),
-		       errno == EPERM ?
-		       " (with CONFIG_RT_GROUP_SCHED, the cgroup needs cpu.rt_runtime_us > 0)" :
-		       "");
+		       errno == EPERM ? " (with CONFIG_RT_GROUP_SCHED, the "
+					"cgroup needs cpu.rt_runtime_us > 0)"
+				      : "");
 		return -1;
 	}
 	if (sched_setscheduler(0, pol, &orig) != 0) {
@@ -193,7 +197,7 @@ policy_is_fair(int pol)
 static int
 boost(struct kd_core *c, uint32_t core)
 {
-	struct sched_param sp = { .sched_priority = conf.priority };
+	struct sched_param sp = {.sched_priority = conf.priority};
 	int pol;
 
 	if (!conf.boost)
@@ -219,7 +223,7 @@ boost(struct kd_core *c, uint32_t core)
 		int e = errno;
 
 		if (e == ESRCH)
-			return 1;	/* it has just exited */
+			return 1; /* it has just exited */
 		if (!boost_warned)
 			kd_log("core %u: boosting thread %u: %s", core, c->tid,
 			       strerror(e));
@@ -234,8 +238,9 @@ revert(struct kd_core *c, uint32_t core)
 {
 	/* sched_setscheduler keeps the thread's nice value. A thread that
 	 * is gone needs nothing. */
-	if (sched_setscheduler((pid_t)c->tid, c->orig_policy,
-			       &c->orig_param) != 0 && errno != ESRCH)
+	if (sched_setscheduler((pid_t)c->tid, c->orig_policy, &c->orig_param) !=
+		    0 &&
+	    errno != ESRCH)
 		kd_log("core %u: reverting thread %u to policy %d: %s", core,
 		       c->tid, c->orig_policy, strerror(errno));
 }
@@ -304,8 +309,8 @@ learn_thread(struct kd_core *c, uint32_t core, uint32_t pid, uint32_t tid)
 		c->last_tid = tid;
 		perf_open(c, core);
 		kd_log("core %u: thread %u of process %u%s", core, tid, pid,
-		       c->perf_map != NULL ? ", watching its context switches" :
-		       "");
+		       c->perf_map != NULL ? ", watching its context switches"
+					   : "");
 	} else if (tid != 0) {
 		kd_log("core %u: thread %u of process %u does not exist", core,
 		       tid, pid);
@@ -398,7 +403,8 @@ region_attach(char *err, size_t errlen)
 	if (name_identity(conf.ring, &dev2, &ino2) != 0 || dev2 != dev ||
 	    ino2 != ino) {
 		tlb_cr_detach(c);
-		snprintf(err, errlen, "credit ring %s was replaced while attaching",
+		snprintf(err, errlen,
+			 "credit ring %s was replaced while attaching",
 			 conf.ring);
 		return -1;
 	}
@@ -524,7 +530,8 @@ run(void)
 			}
 			if (region_attach(err, sizeof(err)) != 0) {
 				if (!failing)
-					kd_log("%s; retrying every 100 ms until a signal",
+					kd_log("%s; retrying every 100 ms "
+					       "until a signal",
 					       err);
 				failing = true;
 				next_try = now + ATTACH_RETRY_NS;
@@ -538,7 +545,8 @@ run(void)
 		if (now >= next_check) {
 			next_check = now + CHECK_NS;
 			if (region_stale()) {
-				kd_log("credit ring %s went stale (turbolbd restarted?): reattaching",
+				kd_log("credit ring %s went stale (turbolbd "
+				       "restarted?): reattaching",
 				       conf.ring);
 				region_release();
 				reattaches++;
@@ -593,17 +601,20 @@ json_hist(FILE *f, const char *name, const uint64_t *h)
 static void
 json_counts(FILE *f, const struct kd_core *c, const struct kick_counts *n)
 {
-	fprintf(f, "\"rings\": %" PRIu64 ", \"kicks_served\": %" PRIu64
+	fprintf(f,
+		"\"rings\": %" PRIu64 ", \"kicks_served\": %" PRIu64
 		", \"kicks_ignored\": %" PRIu64 ", \"boosts\": %" PRIu64
-		", \"reverted_drain\": %" PRIu64 ", \"reverted_bound\": %" PRIu64
+		", \"reverted_drain\": %" PRIu64
+		", \"reverted_bound\": %" PRIu64
 		", \"boost_failures\": %" PRIu64 ", \"boosted_us\": %" PRIu64
 		", \"rt_skips\": %" PRIu64 ", \"switches\": %" PRIu64
 		", \"perf_lost\": %" PRIu64,
 		n->rings, n->served, n->ignored, n->boosts, n->reverted_drain,
 		n->reverted_bound, n->boost_failures, n->boosted_ns / 1000u,
 		c->rt_skips, c->perf.switches, c->perf.lost);
-	fprintf(f, ", \"reverted_yield\": %" PRIu64 ", \"never_on_cpu\": %"
-		PRIu64, n->reverted_yield, c->never_on_cpu);
+	fprintf(f,
+		", \"reverted_yield\": %" PRIu64 ", \"never_on_cpu\": %" PRIu64,
+		n->reverted_yield, c->never_on_cpu);
 	json_hist(f, "boost_len", c->len_hist);
 	json_hist(f, "boost_to_on_cpu", c->oncpu_hist);
 }
@@ -627,7 +638,8 @@ write_stats(void)
 	memset(&tc, 0, sizeof(tc));
 	fprintf(f, "{\n  \"kickd\": {\"credit_ring\": ");
 	json_string(f, conf.ring);
-	fprintf(f, ", \"poll_us\": %u, \"quiet_us\": %u, \"max_boost_us\": %u"
+	fprintf(f,
+		", \"poll_us\": %u, \"quiet_us\": %u, \"max_boost_us\": %u"
 		", \"priority\": %d, \"self_priority\": %d, \"sched_watch\": %s"
 		", \"boost\": %s, \"reattaches\": %" PRIu64 "},\n",
 		conf.poll_us, conf.quiet_us, conf.max_boost_us, conf.priority,
@@ -638,7 +650,9 @@ write_stats(void)
 		const struct kd_core *c = &cores[i];
 		const struct kick_counts *n = &c->k.n;
 
-		fprintf(f, "    {\"core\": %u, \"pid\": %u, \"tid\": %u, \"threads\": %" PRIu64 ", ",
+		fprintf(f,
+			"    {\"core\": %u, \"pid\": %u, \"tid\": %u, "
+			"\"threads\": %" PRIu64 ", ",
 			i, c->last_pid, c->last_tid, c->threads);
 		json_counts(f, c, n);
 		fprintf(f, "}%s\n", i + 1 < n_cores ? "," : "");
@@ -700,7 +714,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	kd_log("watching %s: poll %u us, quiet %u us, max boost %u us, SCHED_FIFO %d%s%s",
+	kd_log("watching %s: poll %u us, quiet %u us, max boost %u us, "
+	       "SCHED_FIFO %d%s%s",
 	       conf.ring, conf.poll_us, conf.quiet_us, conf.max_boost_us,
 	       conf.priority, conf.sched_watch ? "" : ", no sched watch",
 	       conf.boost ? "" : ", watch only");

@@ -9,10 +9,10 @@
 
 #include "kickd.h"
 
-#define DEFAULT_POLL_US 20u
-#define DEFAULT_QUIET_US 50u
+#define DEFAULT_POLL_US      20u
+#define DEFAULT_QUIET_US     50u
 #define DEFAULT_MAX_BOOST_US 1000u
-#define DEFAULT_PRIORITY 1
+#define DEFAULT_PRIORITY     1
 
 struct kd_conf conf;
 
@@ -21,20 +21,32 @@ usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"Usage: %s --credit-ring NAME [options]\n"
-		"  --credit-ring NAME   the daemon's credit ring (e.g. /turbolb-credits)\n"
-		"  --poll-us U          look at the doorbells every U us (default %u)\n"
-		"  --quiet-us U         a boosted core that ran and then had no ring and no\n"
-		"                       credit record for U us has drained (default %u)\n"
+		"  --credit-ring NAME   the daemon's credit ring (e.g. "
+		"/turbolb-credits)\n"
+		"  --poll-us U          look at the doorbells every U us "
+		"(default %u)\n"
+		"  --quiet-us U         a boosted core that ran and then had "
+		"no ring and no\n"
+		"                       credit record for U us has drained "
+		"(default %u)\n"
 		"  --max-boost-us U     no boost lasts longer (default %u)\n"
-		"  --priority P         SCHED_FIFO priority of a boost, 1..99 (default %d)\n"
-		"  --self-priority P    run the agent itself SCHED_FIFO P (default 0: no)\n"
-		"  --no-sched-watch     do not watch context switches: never mark a core\n"
-		"                       off its CPU (only PARKED cores and stalls get kicks)\n"
-		"  --watch-only         publish off-CPU, never boost (no CAP_SYS_NICE needed)\n"
-		"  --stats FILE         final JSON counters to FILE instead of stdout\n"
+		"  --priority P         SCHED_FIFO priority of a boost, 1..99 "
+		"(default %d)\n"
+		"  --self-priority P    run the agent itself SCHED_FIFO P "
+		"(default 0: no)\n"
+		"  --no-sched-watch     do not watch context switches: never "
+		"mark a core\n"
+		"                       off its CPU (only PARKED cores and "
+		"stalls get kicks)\n"
+		"  --watch-only         publish off-CPU, never boost (no "
+		"CAP_SYS_NICE needed)\n"
+		"  --stats FILE         final JSON counters to FILE instead of "
+		"stdout\n"
 		"  --help               this text\n"
-		"Needs CAP_SYS_NICE (boosts) and, to watch threads of another user,\n"
-		"CAP_PERFMON. Stops on SIGINT or SIGTERM, reverting every boost.\n",
+		"Needs CAP_SYS_NICE (boosts) and, to watch threads of another "
+		"user,\n"
+		"CAP_PERFMON. Stops on SIGINT or SIGTERM, reverting every "
+		"boost.\n",
 		prog, DEFAULT_POLL_US, DEFAULT_QUIET_US, DEFAULT_MAX_BOOST_US,
 		DEFAULT_PRIORITY);
 }
@@ -48,8 +60,8 @@ parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
 
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v < min || v > max) {
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min ||
+	    v > max) {
 		kd_log("%s: '%s' is not a number in %u..%u", opt, s, min, max);
 		return -1;
 	}
@@ -152,7 +164,8 @@ parse_args(int argc, char **argv)
 		return -1;
 	}
 	if (conf.max_boost_us < conf.quiet_us)
-		kd_log("note: --max-boost-us %u is below --quiet-us %u: every boost ends by the bound",
+		kd_log("note: --max-boost-us %u is below --quiet-us %u: every "
+		       "boost ends by the bound",
 		       conf.max_boost_us, conf.quiet_us);
 	return 0;
 }

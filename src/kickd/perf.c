@@ -14,7 +14,7 @@
 
 #include "kickd.h"
 
-#define PERF_DATA_PAGES 8u	/* ring buffer per thread: 32 KiB */
+#define PERF_DATA_PAGES 8u /* ring buffer per thread: 32 KiB */
 
 static bool perf_warned;
 static size_t page_size;
@@ -62,7 +62,10 @@ perf_open(struct kd_core *c, uint32_t core)
 			  PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0) {
 		if (!perf_warned)
-			kd_log("core %u: perf_event_open on thread %u: %s; this thread's preemption is not watched (needs CAP_PERFMON, or perf_event_paranoid <= 2 and the same user)",
+			kd_log("core %u: perf_event_open on thread %u: %s; "
+			       "this thread's preemption is not watched (needs "
+			       "CAP_PERFMON, or perf_event_paranoid <= 2 and "
+			       "the same user)",
 			       core, c->tid, strerror(errno));
 		perf_warned = true;
 		return;
@@ -96,8 +99,8 @@ perf_poll(struct kd_core *c)
 	if (head == c->perf_tail)
 		return;
 	kick_perf_scan(c->perf_map + page_size,
-		       (uint64_t)page_size * PERF_DATA_PAGES, &c->perf_tail, head,
-		       &c->perf);
+		       (uint64_t)page_size * PERF_DATA_PAGES, &c->perf_tail,
+		       head, &c->perf);
 	/* Release: we are done reading what the kernel may now reuse. */
 	__atomic_store_n(&mp->data_tail, c->perf_tail, __ATOMIC_RELEASE);
 }

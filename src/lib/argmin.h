@@ -27,7 +27,7 @@
 #if !defined(TLB_ARGMIN_PORTABLE) && defined(__SSE4_1__)
 #include <smmintrin.h>
 #define TLB_ARGMIN_IMPL "sse4.1"
-#elif !defined(TLB_ARGMIN_PORTABLE) && defined(__aarch64__) && \
+#elif !defined(TLB_ARGMIN_PORTABLE) && defined(__aarch64__) &&                 \
 	defined(__ARM_NEON)
 #include <arm_neon.h>
 #define TLB_ARGMIN_IMPL "neon"
@@ -48,21 +48,23 @@ tlb_keys_min(const uint32_t *key, uint32_t chunks)
 	__m128i m = _mm_load_si128(k);
 
 	for (uint32_t c = 0; c < chunks; c++, k += 4)
-		m = _mm_min_epu32(m, _mm_min_epu32(
-			_mm_min_epu32(_mm_load_si128(k), _mm_load_si128(k + 1)),
-			_mm_min_epu32(_mm_load_si128(k + 2),
-				      _mm_load_si128(k + 3))));
+		m = _mm_min_epu32(
+			m, _mm_min_epu32(_mm_min_epu32(_mm_load_si128(k),
+						       _mm_load_si128(k + 1)),
+					 _mm_min_epu32(_mm_load_si128(k + 2),
+						       _mm_load_si128(k + 3))));
 	m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
 	m = _mm_min_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
 	return (uint32_t)_mm_cvtsi128_si32(m);
-#elif defined(__aarch64__) && defined(__ARM_NEON) && \
+#elif defined(__aarch64__) && defined(__ARM_NEON) &&                           \
 	!defined(TLB_ARGMIN_PORTABLE)
 	uint32x4_t m = vld1q_u32(key);
 
 	for (uint32_t c = 0; c < chunks; c++, key += TLB_CHUNK)
-		m = vminq_u32(m, vminq_u32(
-			vminq_u32(vld1q_u32(key), vld1q_u32(key + 4)),
-			vminq_u32(vld1q_u32(key + 8), vld1q_u32(key + 12))));
+		m = vminq_u32(m, vminq_u32(vminq_u32(vld1q_u32(key),
+						     vld1q_u32(key + 4)),
+					   vminq_u32(vld1q_u32(key + 8),
+						     vld1q_u32(key + 12))));
 	return vminvq_u32(m);
 #else
 	uint32_t m = TLB_KEY_NONE;
@@ -81,21 +83,25 @@ tlb_keys_eq16(const uint32_t *key, uint32_t v)
 	const __m128i *k = (const __m128i *)key;
 	__m128i vv = _mm_set1_epi32((int)v);
 	/* all-ones lanes stay all-ones through the saturating packs */
-	__m128i lo = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(k), vv),
-				     _mm_cmpeq_epi32(_mm_load_si128(k + 1), vv));
-	__m128i hi = _mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(k + 2), vv),
-				     _mm_cmpeq_epi32(_mm_load_si128(k + 3), vv));
+	__m128i lo =
+		_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(k), vv),
+				_mm_cmpeq_epi32(_mm_load_si128(k + 1), vv));
+	__m128i hi =
+		_mm_packs_epi32(_mm_cmpeq_epi32(_mm_load_si128(k + 2), vv),
+				_mm_cmpeq_epi32(_mm_load_si128(k + 3), vv));
 
 	return (uint32_t)_mm_movemask_epi8(_mm_packs_epi16(lo, hi));
-#elif defined(__aarch64__) && defined(__ARM_NEON) && \
+#elif defined(__aarch64__) && defined(__ARM_NEON) &&                           \
 	!defined(TLB_ARGMIN_PORTABLE)
-	static const uint8_t weight[16] = { 1, 2, 4, 8, 16, 32, 64, 128,
-					    1, 2, 4, 8, 16, 32, 64, 128 };
+	static const uint8_t weight[16] = {1, 2, 4, 8, 16, 32, 64, 128,
+					   1, 2, 4, 8, 16, 32, 64, 128};
 	uint32x4_t vv = vdupq_n_u32(v);
-	uint16x8_t lo = vcombine_u16(vmovn_u32(vceqq_u32(vld1q_u32(key), vv)),
-				     vmovn_u32(vceqq_u32(vld1q_u32(key + 4), vv)));
-	uint16x8_t hi = vcombine_u16(vmovn_u32(vceqq_u32(vld1q_u32(key + 8), vv)),
-				     vmovn_u32(vceqq_u32(vld1q_u32(key + 12), vv)));
+	uint16x8_t lo =
+		vcombine_u16(vmovn_u32(vceqq_u32(vld1q_u32(key), vv)),
+			     vmovn_u32(vceqq_u32(vld1q_u32(key + 4), vv)));
+	uint16x8_t hi =
+		vcombine_u16(vmovn_u32(vceqq_u32(vld1q_u32(key + 8), vv)),
+			     vmovn_u32(vceqq_u32(vld1q_u32(key + 12), vv)));
 	uint8x16_t bits = vandq_u8(vcombine_u8(vmovn_u16(lo), vmovn_u16(hi)),
 				   vld1q_u8(weight));
 

@@ -29,9 +29,9 @@
 #include "turbolb/config.h"
 #include "config_schema.h"
 
-#define CFG_PATH_MAX 128 /* "ports.targets[255].queue" and the like */
-#define CFG_NODES_MAX 8  /* keys with CFG_NODE */
-#define CFG_FILE_MAX (16u << 20) /* larger is surely not a config file */
+#define CFG_PATH_MAX  128         /* "ports.targets[255].queue" and the like */
+#define CFG_NODES_MAX 8           /* keys with CFG_NODE */
+#define CFG_FILE_MAX  (16u << 20) /* larger is surely not a config file */
 
 struct cfg_ctx {
 	const char *name; /* FILE in messages, as the caller gave it */
@@ -49,33 +49,34 @@ struct cfg_ctx {
 };
 
 static const struct cfg_enum_name transport_names[] = {
-	{ "shm", TLB_TRANSPORT_SHM },
-	{ "none", TLB_TRANSPORT_NONE },
-	{ NULL, 0 },
+	{"shm", TLB_TRANSPORT_SHM},
+	{"none", TLB_TRANSPORT_NONE},
+	{NULL, 0},
 };
 
 static const struct cfg_enum_name credit_mode_names[] = {
-	{ "ring", TLB_CREDITS_RING },
-	{ "inband", TLB_CREDITS_INBAND },
-	{ NULL, 0 },
+	{"ring", TLB_CREDITS_RING},
+	{"inband", TLB_CREDITS_INBAND},
+	{NULL, 0},
 };
 
 static const struct cfg_enum_name log_level_names[] = {
-	{ "emerg", TLB_LOG_EMERG },
-	{ "alert", TLB_LOG_ALERT },
-	{ "crit", TLB_LOG_CRIT },
-	{ "err", TLB_LOG_ERR },
-	{ "warning", TLB_LOG_WARNING },
-	{ "notice", TLB_LOG_NOTICE },
-	{ "info", TLB_LOG_INFO },
-	{ "debug", TLB_LOG_DEBUG },
-	{ NULL, 0 },
+	{"emerg", TLB_LOG_EMERG},
+	{"alert", TLB_LOG_ALERT},
+	{"crit", TLB_LOG_CRIT},
+	{"err", TLB_LOG_ERR},
+	{"warning", TLB_LOG_WARNING},
+	{"notice", TLB_LOG_NOTICE},
+	{"info", TLB_LOG_INFO},
+	{"debug", TLB_LOG_DEBUG},
+	{NULL, 0},
 };
 
 /* ---- reporting ---- */
 
 static void cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node,
-		      const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void cfg_error_at(struct cfg_ctx *ctx, size_t line, size_t col,
 			 const char *fmt, va_list ap)
@@ -148,8 +149,8 @@ node_kind_str(const yaml_node_t *node)
 	case YAML_SCALAR_NODE:
 		if (node->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 			return "a quoted string";
-		return node->data.scalar.length == 0 ? "an empty value" :
-						       "a scalar";
+		return node->data.scalar.length == 0 ? "an empty value"
+						     : "a scalar";
 	default:
 		return "nothing";
 	}
@@ -229,20 +230,24 @@ parse_uint(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 	size_t i;
 
 	if (!is_plain_scalar(node) || node->data.scalar.length == 0) {
-		cfg_error(ctx, node,
-			  "%s: wrong type: expected an unsigned integer, got %s",
-			  path, node_kind_str(node));
+		cfg_error(
+			ctx, node,
+			"%s: wrong type: expected an unsigned integer, got %s",
+			path, node_kind_str(node));
 		return false;
 	}
 	s = scalar_str(node);
 	if (s[0] == '-') {
-		cfg_error(ctx, node, "%s: negative value '%s' (expected an "
-			  "unsigned integer)", path, s);
+		cfg_error(ctx, node,
+			  "%s: negative value '%s' (expected an "
+			  "unsigned integer)",
+			  path, s);
 		return false;
 	}
 	if (s[0] < '0' || s[0] > '9') {
 		cfg_error(ctx, node,
-			  "%s: wrong type: expected an unsigned integer, got '%s'",
+			  "%s: wrong type: expected an unsigned integer, got "
+			  "'%s'",
 			  path, s);
 		return false;
 	}
@@ -254,25 +259,31 @@ parse_uint(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 	for (i = 0; digits[i] != '\0'; i++) {
 		char c = digits[i];
 		bool ok = (c >= '0' && c <= '9') ||
-			  (base == 16 && ((c >= 'a' && c <= 'f') ||
-					  (c >= 'A' && c <= 'F')));
+			  (base == 16 &&
+			   ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')));
 		if (!ok)
 			break;
 	}
 	if (i == 0) {
-		cfg_error(ctx, node, "%s: invalid integer '%s': no digits "
-			  "after 0x", path, s);
+		cfg_error(ctx, node,
+			  "%s: invalid integer '%s': no digits "
+			  "after 0x",
+			  path, s);
 		return false;
 	}
 	/* compared with the scalar's length: an embedded "\0" is junk too */
 	if (i != node->data.scalar.length - (size_t)(digits - s)) {
-		cfg_error(ctx, node, "%s: invalid integer '%s': trailing "
-			  "characters", path, s);
+		cfg_error(ctx, node,
+			  "%s: invalid integer '%s': trailing "
+			  "characters",
+			  path, s);
 		return false;
 	}
 	if (base == 10 && s[0] == '0' && s[1] != '\0') {
-		cfg_error(ctx, node, "%s: invalid integer '%s': leading zero "
-			  "(use 0x for hex)", path, s);
+		cfg_error(ctx, node,
+			  "%s: invalid integer '%s': leading zero "
+			  "(use 0x for hex)",
+			  path, s);
 		return false;
 	}
 	errno = 0;
@@ -283,12 +294,14 @@ parse_uint(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 			return true;
 		}
 		if (key->flags & CFG_ZERO_OK)
-			cfg_error(ctx, node, "%s: '%s' out of range: 0 or "
-				  "%" PRIu64 "..%" PRIu64, path, s, key->min,
-				  key->max);
+			cfg_error(ctx, node,
+				  "%s: '%s' out of range: 0 or "
+				  "%" PRIu64 "..%" PRIu64,
+				  path, s, key->min, key->max);
 		else
-			cfg_error(ctx, node, "%s: '%s' out of range %" PRIu64
-				  "..%" PRIu64, path, s, key->min, key->max);
+			cfg_error(ctx, node,
+				  "%s: '%s' out of range %" PRIu64 "..%" PRIu64,
+				  path, s, key->min, key->max);
 		return false;
 	}
 	if ((key->flags & CFG_POW2) && (v & (v - 1)) != 0) {
@@ -309,8 +322,9 @@ parse_str(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 	size_t len;
 
 	if (node->type != YAML_SCALAR_NODE) {
-		cfg_error(ctx, node, "%s: wrong type: expected a string, got %s",
-			  path, node_kind_str(node));
+		cfg_error(ctx, node,
+			  "%s: wrong type: expected a string, got %s", path,
+			  node_kind_str(node));
 		return false;
 	}
 	s = scalar_str(node);
@@ -325,8 +339,10 @@ parse_str(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 		return false;
 	}
 	if (len >= size) {
-		cfg_error(ctx, node, "%s: string too long (%zu characters, "
-			  "max %zu)", path, len, size - 1);
+		cfg_error(ctx, node,
+			  "%s: string too long (%zu characters, "
+			  "max %zu)",
+			  path, len, size - 1);
 		return false;
 	}
 	strlcpy(dst, s, size);
@@ -348,11 +364,15 @@ parse_bool(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 		}
 	}
 	if (node->type == YAML_SCALAR_NODE && node->data.scalar.length > 0)
-		cfg_error(ctx, node, "%s: wrong type: expected true or false, "
-			  "got '%s'", path, scalar_str(node));
+		cfg_error(ctx, node,
+			  "%s: wrong type: expected true or false, "
+			  "got '%s'",
+			  path, scalar_str(node));
 	else
-		cfg_error(ctx, node, "%s: wrong type: expected true or false, "
-			  "got %s", path, node_kind_str(node));
+		cfg_error(ctx, node,
+			  "%s: wrong type: expected true or false, "
+			  "got %s",
+			  path, node_kind_str(node));
 	return false;
 }
 
@@ -406,8 +426,8 @@ get_items(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
 }
 
 static bool
-check_item_count(struct cfg_ctx *ctx, const yaml_node_t *node,
-		 const char *path, const struct cfg_key *key, size_t n)
+check_item_count(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+		 const struct cfg_key *key, size_t n)
 {
 	if (n < key->min_items) {
 		cfg_error(ctx, node, "%s: expected at least %u item%s, got %zu",
@@ -442,8 +462,7 @@ parse_str_list(struct cfg_ctx *ctx, const struct cfg_key *key,
 				  ipath, key->max_items);
 			return;
 		}
-		if (!parse_str(ctx, item, ipath, key->flags, buf,
-			       sizeof(buf)))
+		if (!parse_str(ctx, item, ipath, key->flags, buf, sizeof(buf)))
 			continue;
 		list[*count] = strdup(buf);
 		if (list[*count] == NULL) {
@@ -494,8 +513,10 @@ parse_uint_list(struct cfg_ctx *ctx, const struct cfg_key *key,
 				if (seen_v[j] == v)
 					break;
 			if (j < *count) {
-				cfg_error(ctx, item, "%s: duplicate value %" PRIu64
-					  " (also at %zu:%zu)", ipath, v,
+				cfg_error(ctx, item,
+					  "%s: duplicate value %" PRIu64
+					  " (also at %zu:%zu)",
+					  ipath, v,
 					  seen_n[j]->start_mark.line + 1,
 					  seen_n[j]->start_mark.column + 1);
 				continue;
@@ -559,8 +580,8 @@ parse_map(struct cfg_ctx *ctx, const yaml_node_t *map,
 	for (p = map ? map->data.mapping.pairs.start : NULL;
 	     map != NULL && p < map->data.mapping.pairs.top; p++) {
 		const yaml_node_t *k = yaml_document_get_node(ctx->doc, p->key);
-		const yaml_node_t *v = yaml_document_get_node(ctx->doc,
-							      p->value);
+		const yaml_node_t *v =
+			yaml_document_get_node(ctx->doc, p->value);
 
 		if (k->type != YAML_SCALAR_NODE) {
 			cfg_error(ctx, k, "%s%skey must be a scalar, got %s",
@@ -580,7 +601,8 @@ parse_map(struct cfg_ctx *ctx, const yaml_node_t *map,
 			const yaml_node_t *first =
 				yaml_document_get_node(ctx->doc, q->key);
 
-			cfg_error(ctx, k, "%s: duplicate key (first at %zu:%zu)",
+			cfg_error(ctx, k,
+				  "%s: duplicate key (first at %zu:%zu)",
 				  sub_path, first->start_mark.line + 1,
 				  first->start_mark.column + 1);
 			continue;
@@ -647,8 +669,10 @@ parse_value(struct cfg_ctx *ctx, const struct cfg_key *key,
 		if (is_null(node))
 			parse_map(ctx, NULL, key->sub, key->more, path, field);
 		else if (node->type != YAML_MAPPING_NODE)
-			cfg_error(ctx, node, "%s: wrong type: expected a "
-				  "mapping, got %s", path, node_kind_str(node));
+			cfg_error(ctx, node,
+				  "%s: wrong type: expected a "
+				  "mapping, got %s",
+				  path, node_kind_str(node));
 		else
 			parse_map(ctx, node, key->sub, key->more, path, field);
 		break;
@@ -716,9 +740,10 @@ check_shm_name(struct cfg_ctx *ctx, const struct cfg_key *key,
 
 	(void)key;
 	if (s[0] != '/' || s[1] == '\0' || strchr(s + 1, '/') != NULL)
-		cfg_error(ctx, node, "%s: invalid shared memory name '%s' "
-			  "(must be '/' followed by a name without '/')", path,
-			  s);
+		cfg_error(ctx, node,
+			  "%s: invalid shared memory name '%s' "
+			  "(must be '/' followed by a name without '/')",
+			  path, s);
 }
 
 static void
@@ -741,9 +766,11 @@ removed_tx_flush_us(struct cfg_ctx *ctx, const struct cfg_key *key,
 {
 	(void)key;
 	(void)field;
-	cfg_error(ctx, node, "%s: removed: TX buffers are sent within "
+	cfg_error(ctx, node,
+		  "%s: removed: TX buffers are sent within "
 		  "datapath.tx_hold_ns (default %u ns); host state is read "
-		  "every datapath.housekeeping_us", path, TLB_CFG_TX_HOLD_NS);
+		  "every datapath.housekeeping_us",
+		  path, TLB_CFG_TX_HOLD_NS);
 }
 
 /* Without host memory there is no ring to read credits from and no
@@ -781,14 +808,16 @@ check_lcores(struct cfg_ctx *ctx)
 		if (cfg->datapath.lcores[i] != cfg->eal.main_lcore)
 			continue;
 		if (items != NULL)
-			cfg_error(ctx, yaml_document_get_node(ctx->doc,
-							      items[i]),
+			cfg_error(ctx,
+				  yaml_document_get_node(ctx->doc, items[i]),
 				  "datapath.lcores[%u]: lcore %u is the EAL "
-				  "main lcore", i, cfg->eal.main_lcore);
+				  "main lcore",
+				  i, cfg->eal.main_lcore);
 		else
 			cfg_error(ctx, cfg_node_of(ctx, &cfg->eal.main_lcore),
 				  "eal.main_lcore: lcore %u is also a datapath "
-				  "lcore", cfg->eal.main_lcore);
+				  "lcore",
+				  cfg->eal.main_lcore);
 	}
 }
 
@@ -820,7 +849,7 @@ static void
 parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 	      const yaml_node_t *node, const char *path, void *field)
 {
-	const yaml_node_t *seen[TLB_MAX_CORES] = { NULL };
+	const yaml_node_t *seen[TLB_MAX_CORES] = {NULL};
 	struct tlb_config *cfg = ctx->cfg;
 	char ipath[CFG_PATH_MAX];
 	struct tlb_target_cfg t;
@@ -849,7 +878,8 @@ parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 
 		item_path(ipath, sizeof(ipath), path, i);
 		if (item->type != YAML_MAPPING_NODE) {
-			cfg_error(ctx, item, "%s: wrong type: expected a "
+			cfg_error(ctx, item,
+				  "%s: wrong type: expected a "
 				  "mapping {core, port, queue}, got %s",
 				  ipath, node_kind_str(item));
 			continue;
@@ -861,15 +891,18 @@ parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 			continue;
 		core_node = map_get(ctx->doc, item, "core");
 		if (seen[t.core] != NULL) {
-			cfg_error(ctx, core_node, "%s.core: duplicate core id "
-				  "%u (first at %zu:%zu)", ipath, t.core,
+			cfg_error(ctx, core_node,
+				  "%s.core: duplicate core id "
+				  "%u (first at %zu:%zu)",
+				  ipath, t.core,
 				  seen[t.core]->start_mark.line + 1,
 				  seen[t.core]->start_mark.column + 1);
 			continue;
 		}
 		seen[t.core] = core_node;
 		if (t.core >= n) {
-			cfg_error(ctx, core_node, "%s.core: core id %u not "
+			cfg_error(ctx, core_node,
+				  "%s.core: core id %u not "
 				  "contiguous: %zu targets need ids 0..%zu",
 				  ipath, t.core, n, n - 1);
 			continue;
@@ -912,8 +945,8 @@ policy_param_key(const char *name, struct cfg_key *tmp)
 	return tmp;
 }
 
-#define C struct tlb_config
-#define RELOAD CFG_RELOAD
+#define C       struct tlb_config
+#define RELOAD  CFG_RELOAD
 #define RESTART CFG_RESTART
 
 static const struct cfg_key eal_keys[] = {
@@ -937,8 +970,10 @@ static const struct cfg_key datapath_keys[] = {
 	KEY_UINT("housekeeping_us", C, datapath.housekeeping_us, 1, 10000,
 		 RESTART),
 	/* refused whatever its value: stores nothing a reload could see */
-	{ .name = "tx_flush_us", .kind = CFG_CUSTOM, .flags = RELOAD,
-	  .parse = removed_tx_flush_us },
+	{.name = "tx_flush_us",
+	 .kind = CFG_CUSTOM,
+	 .flags = RELOAD,
+	 .parse = removed_tx_flush_us},
 	KEY_UINT("idle_sleep_us", C, datapath.idle_sleep_us, 0, 100000,
 		 RESTART),
 	KEY_UINT("rx_desc", C, datapath.rx_desc, 64, 16384, RESTART),
@@ -953,9 +988,11 @@ static const struct cfg_key ports_keys[] = {
 		CFG_REQUIRED, NULL),
 	KEY_MAP("default_target", offsetof(C, ports.default_target),
 		port_ref_keys, 0, mark_default_target),
-	{ .name = "targets", .kind = CFG_CUSTOM,
-	  .flags = CFG_REQUIRED | RESTART, .parse = parse_targets,
-	  .same = same_targets },
+	{.name = "targets",
+	 .kind = CFG_CUSTOM,
+	 .flags = CFG_REQUIRED | RESTART,
+	 .parse = parse_targets,
+	 .same = same_targets},
 	KEY_END,
 };
 
@@ -1042,8 +1079,11 @@ const struct cfg_key tlb_cfg_root_keys[] = {
 	KEY_MAP("datapath", 0, datapath_keys, 0, NULL),
 	KEY_MAP("ports", 0, ports_keys, CFG_REQUIRED, NULL),
 	KEY_MAP("rpc", 0, rpc_keys, 0, NULL),
-	{ .name = "policy", .kind = CFG_MAP, .sub = policy_keys,
-	  .more = policy_param_key, .done = check_policy_params },
+	{.name = "policy",
+	 .kind = CFG_MAP,
+	 .sub = policy_keys,
+	 .more = policy_param_key,
+	 .done = check_policy_params},
 	KEY_MAP("fifo", 0, fifo_keys, 0, NULL),
 	KEY_MAP("affinity", 0, affinity_keys, 0, NULL),
 	KEY_MAP("host", 0, host_keys, 0, NULL),
@@ -1061,8 +1101,7 @@ const struct cfg_key tlb_cfg_root_keys[] = {
 /* ---- the reload ---- */
 
 int
-tlb_cfg_schema_check(const struct cfg_key *keys, const char *path,
-		     FILE *errs)
+tlb_cfg_schema_check(const struct cfg_key *keys, const char *path, FILE *errs)
 {
 	char sub[CFG_PATH_MAX];
 	int bad = 0;
@@ -1155,8 +1194,8 @@ restart_key(const struct cfg_key *keys, const struct tlb_config *ca,
 }
 
 const char *
-tlb_config_needs_restart(const struct tlb_config *a,
-			 const struct tlb_config *b, char *buf, size_t len)
+tlb_config_needs_restart(const struct tlb_config *a, const struct tlb_config *b,
+			 char *buf, size_t len)
 {
 	for (const struct cfg_key *sec = tlb_cfg_root_keys; sec->name != NULL;
 	     sec++) {
@@ -1180,8 +1219,9 @@ tlb_config_needs_restart(const struct tlb_config *a,
 			at += w;
 			left -= (size_t)w;
 			w = snprintf(at, left, "%s%s.%s%s",
-				     i == 0 ? " (only " :
-				     i + 1 == n ? " and " : ", ",
+				     i == 0       ? " (only "
+				     : i + 1 == n ? " and "
+						  : ", ",
 				     sec->name, reload[i]->name,
 				     i + 1 == n ? " can be reloaded)" : "");
 		}
@@ -1203,14 +1243,18 @@ tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a, char *err,
 	if (strncmp(s, "unix:", 5) == 0) {
 		a->is_unix = true;
 		if (s[5] != '/') {
-			snprintf(err, errlen, "'%s': a unix socket needs an "
-				 "absolute path (unix:/run/turbolb/metrics.sock)",
+			snprintf(err, errlen,
+				 "'%s': a unix socket needs an "
+				 "absolute path "
+				 "(unix:/run/turbolb/metrics.sock)",
 				 s);
 			return -1;
 		}
 		if (strlen(s + 5) >= sizeof(a->path)) {
-			snprintf(err, errlen, "'%s': unix socket path longer "
-				 "than %zu characters", s, sizeof(a->path) - 1);
+			snprintf(err, errlen,
+				 "'%s': unix socket path longer "
+				 "than %zu characters",
+				 s, sizeof(a->path) - 1);
 			return -1;
 		}
 		strlcpy(a->path, s + 5, sizeof(a->path));
@@ -1230,15 +1274,19 @@ tlb_listen_addr_parse(const char *s, struct tlb_listen_addr *a, char *err,
 	} else {
 		colon = strrchr(s, ':');
 		if (colon == NULL || memchr(s, ':', (size_t)(colon - s))) {
-			snprintf(err, errlen, "'%s': expected HOST:PORT, "
-				 "[ADDRESS]:PORT or unix:PATH", s);
+			snprintf(err, errlen,
+				 "'%s': expected HOST:PORT, "
+				 "[ADDRESS]:PORT or unix:PATH",
+				 s);
 			return -1;
 		}
 		host_len = (size_t)(colon - s);
 	}
 	if (host_len == 0) {
-		snprintf(err, errlen, "'%s': no address before the port (to "
-			 "listen everywhere, say 0.0.0.0 or [::])", s);
+		snprintf(err, errlen,
+			 "'%s': no address before the port (to "
+			 "listen everywhere, say 0.0.0.0 or [::])",
+			 s);
 		return -1;
 	}
 	errno = 0;
@@ -1292,8 +1340,8 @@ report_parser_error(struct cfg_ctx *ctx, const yaml_parser_t *parser,
 		return;
 	case YAML_READER_ERROR:
 		offset_to_mark(text, len, parser->problem_offset, &line, &col);
-		fprintf(ctx->errs, "%s:%zu:%zu: invalid input: %s\n",
-			ctx->name, line, col, problem);
+		fprintf(ctx->errs, "%s:%zu:%zu: invalid input: %s\n", ctx->name,
+			line, col, problem);
 		return;
 	default:
 		break;
@@ -1318,8 +1366,7 @@ load_text(struct cfg_ctx *ctx, const char *text, size_t len)
 		report_parser_error(ctx, &parser, text, len);
 		return;
 	}
-	yaml_parser_set_input_string(&parser, (const unsigned char *)text,
-				     len);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		report_parser_error(ctx, &parser, text, len);
 		yaml_parser_delete(&parser);
@@ -1330,8 +1377,10 @@ load_text(struct cfg_ctx *ctx, const char *text, size_t len)
 	if (root != NULL && is_null(root))
 		root = NULL;
 	if (root != NULL && root->type != YAML_MAPPING_NODE)
-		cfg_error(ctx, root, "wrong type: expected a mapping of "
-			  "sections at the top, got %s", node_kind_str(root));
+		cfg_error(ctx, root,
+			  "wrong type: expected a mapping of "
+			  "sections at the top, got %s",
+			  node_kind_str(root));
 	else
 		parse_map(ctx, root, tlb_cfg_root_keys, NULL, "", ctx->cfg);
 	check_lcores(ctx);
@@ -1401,7 +1450,7 @@ int
 tlb_config_load_buffer(const char *name, const char *text, size_t len,
 		       struct tlb_config *cfg, FILE *errs)
 {
-	struct cfg_ctx ctx = { .name = name, .errs = errs, .cfg = cfg };
+	struct cfg_ctx ctx = {.name = name, .errs = errs, .cfg = cfg};
 
 	tlb_config_defaults(cfg);
 	strlcpy(cfg->path, name, sizeof(cfg->path));
@@ -1446,7 +1495,7 @@ read_all(FILE *f, size_t *len)
 int
 tlb_config_load(const char *path, struct tlb_config *cfg, FILE *errs)
 {
-	struct cfg_ctx ctx = { .name = path, .errs = errs, .cfg = cfg };
+	struct cfg_ctx ctx = {.name = path, .errs = errs, .cfg = cfg};
 	const char *what = "cannot open";
 	char *text = NULL;
 	struct stat st;
@@ -1541,6 +1590,6 @@ tlb_config_summary(const struct tlb_config *cfg, char *buf, size_t len)
 		 cfg->ports.uplink.port[0] ? cfg->ports.uplink.port : "(none)",
 		 cfg->datapath.n_lcores, cfg->datapath.n_lcores == 1 ? "" : "s",
 		 tlb_credit_mode_str(cfg->host.credits),
-		 cfg->host.transport == TLB_TRANSPORT_NONE ?
-			 " (transport none)" : "");
+		 cfg->host.transport == TLB_TRANSPORT_NONE ? " (transport none)"
+							   : "");
 }

@@ -48,25 +48,25 @@
 
 #include "turbolb/credit_ring.h"
 
-#define CR_LINE 64u
-#define CR_CTL_BYTES (3u * CR_LINE)
-#define CR_MIN_RING 16u
-#define CR_MODE_BITS 0777u
+#define CR_LINE       64u
+#define CR_CTL_BYTES  (3u * CR_LINE)
+#define CR_MIN_RING   16u
+#define CR_MODE_BITS  0777u
 #define CR_KICK_WORDS 4u
 
 /* The control lines at the start of every slot. prod_head and cons_tail
  * have a line each, so that the producer's and the consumer's stores never
  * bounce the other's line; the records follow at CR_CTL_BYTES. */
 struct cr_slot_ctl {
-	uint32_t prod_head;	/* host core: next record it will write */
+	uint32_t prod_head; /* host core: next record it will write */
 	uint8_t pad0[CR_LINE - sizeof(uint32_t)];
-	uint32_t cons_tail;	/* NIC side: next record it will read */
+	uint32_t cons_tail; /* NIC side: next record it will read */
 	uint8_t pad1[CR_LINE - sizeof(uint32_t)];
-	uint32_t state;		/* enum tlb_core_run_state, host writes */
-	uint32_t sched;		/* TLB_CR_SCHED_*, kick agent writes */
-	uint64_t heartbeat;	/* host writes */
-	uint64_t doorbell;	/* NIC side writes */
-	uint64_t thread;	/* pid << 32 | tid, host writes */
+	uint32_t state;               /* enum tlb_core_run_state, host writes */
+	uint32_t sched;               /* TLB_CR_SCHED_*, kick agent writes */
+	uint64_t heartbeat;           /* host writes */
+	uint64_t doorbell;            /* NIC side writes */
+	uint64_t thread;              /* pid << 32 | tid, host writes */
 	uint64_t kick[CR_KICK_WORDS]; /* tlb_cr_kick_stats, agent writes */
 };
 
@@ -95,13 +95,13 @@ static_assert((CR_MIN_RING * sizeof(struct tlb_credit)) % CR_LINE == 0,
 enum cr_side {
 	CR_SIDE_NIC,
 	CR_SIDE_HOST,
-	CR_SIDE_AGENT,	/* the kick agent: neither producer nor consumer */
+	CR_SIDE_AGENT, /* the kick agent: neither producer nor consumer */
 };
 
 /* Per-core flags of a consumer handle. */
 #define CR_CF_FALLBACK 0x1u /* ring credits not trusted until a re-attach */
-#define CR_CF_HOLD 0x2u     /* the mapping is not the object's: skip */
-#define CR_CF_RESYNC 0x4u   /* the consumer sets both positions to its own */
+#define CR_CF_HOLD     0x2u /* the mapping is not the object's: skip */
+#define CR_CF_RESYNC   0x4u /* the consumer sets both positions to its own */
 
 /* What the consumer keeps of one core in private memory, a cache line
  * each: the consumer of each core is one dispatcher, and cores of
@@ -159,17 +159,16 @@ struct tlb_cr {
 	 * header as written, the fault state (credit_ring.h). */
 	int fd;
 	bool inband_fallback;
-	uint32_t hold;        /* region on hold: the guard or check set it */
-	uint64_t good_epoch;  /* last host_epoch seen in a valid header */
+	uint32_t hold;       /* region on hold: the guard or check set it */
+	uint64_t good_epoch; /* last host_epoch seen in a valid header */
 	struct tlb_cr_header hdr;
 	uint64_t fault[CR_F_N];
 	uint64_t logged[CR_F_N]; /* what tlb_cr_check reported */
-	int guard_slot;       /* index in cr_guard[], -1: not guarded */
-	bool repair_pending;  /* tlb_cr_check: the last repair failed */
+	int guard_slot;          /* index in cr_guard[], -1: not guarded */
+	bool repair_pending;     /* tlb_cr_check: the last repair failed */
 };
 
-static void
-cr_err(char *err, size_t errlen, const char *fmt, ...)
+static void cr_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static void
@@ -233,7 +232,8 @@ cr_check_name(const char *name, char *err, size_t errlen)
 	}
 	if (n < 2 || name[0] != '/' || strchr(name + 1, '/') != NULL) {
 		cr_err(err, errlen,
-		       "credit ring %s: name must be '/' followed by at least one character and no other '/'",
+		       "credit ring %s: name must be '/' followed by at least "
+		       "one character and no other '/'",
 		       name);
 		return -1;
 	}
@@ -253,51 +253,58 @@ cr_check(const void *buf, size_t len, const char *label, char *err,
 
 	if (buf == NULL || len < sizeof(h)) {
 		cr_err(err, errlen,
-		       "%s: region is %zu bytes, smaller than its %zu byte header",
+		       "%s: region is %zu bytes, smaller than its %zu byte "
+		       "header",
 		       label, buf == NULL ? (size_t)0 : len, sizeof(h));
 		return -1;
 	}
 	memcpy(&h, buf, sizeof(h));
 	if (h.magic != TLB_CR_MAGIC) {
 		cr_err(err, errlen,
-		       "%s: bad magic 0x%08" PRIx32 " (expected 0x%08" PRIx32 ")",
+		       "%s: bad magic 0x%08" PRIx32 " (expected 0x%08" PRIx32
+		       ")",
 		       label, h.magic, (uint32_t)TLB_CR_MAGIC);
 		return -1;
 	}
 	if (h.version != TLB_CR_VERSION) {
 		cr_err(err, errlen,
-		       "%s: unsupported version %" PRIu32 " (expected %" PRIu32 ")",
+		       "%s: unsupported version %" PRIu32 " (expected %" PRIu32
+		       ")",
 		       label, h.version, (uint32_t)TLB_CR_VERSION);
 		return -1;
 	}
 	if (!cr_n_cores_ok(h.n_cores)) {
 		cr_err(err, errlen,
-		       "%s: n_cores %" PRIu32 " out of range 1..%u",
-		       label, h.n_cores, TLB_CR_MAX_CORES);
+		       "%s: n_cores %" PRIu32 " out of range 1..%u", label,
+		       h.n_cores, TLB_CR_MAX_CORES);
 		return -1;
 	}
 	if (!cr_ring_size_ok(h.ring_size)) {
 		cr_err(err, errlen,
-		       "%s: ring_size %" PRIu32 " must be a power of two in %u..%u",
+		       "%s: ring_size %" PRIu32
+		       " must be a power of two in %u..%u",
 		       label, h.ring_size, CR_MIN_RING, TLB_CR_MAX_RING);
 		return -1;
 	}
 	want = tlb_cr_region_size(h.n_cores, h.ring_size);
 	if (h.size != (uint64_t)want) {
 		cr_err(err, errlen,
-		       "%s: header size %" PRIu64 " does not match %" PRIu32 " cores x %" PRIu32 " records (%zu bytes)",
+		       "%s: header size %" PRIu64 " does not match %" PRIu32
+		       " cores x %" PRIu32 " records (%zu bytes)",
 		       label, h.size, h.n_cores, h.ring_size, want);
 		return -1;
 	}
 	if (h.size != (uint64_t)len) {
 		cr_err(err, errlen,
-		       "%s: header size %" PRIu64 " does not match the region's %zu bytes",
+		       "%s: header size %" PRIu64
+		       " does not match the region's %zu bytes",
 		       label, h.size, len);
 		return -1;
 	}
 	if (h.flags & TLB_CR_F_CLOSED) {
 		cr_err(err, errlen,
-		       "%s: region was closed by the NIC side (pid %" PRIu32 ")",
+		       "%s: region was closed by the NIC side (pid %" PRIu32
+		       ")",
 		       label, h.nic_pid);
 		return -1;
 	}
@@ -391,13 +398,12 @@ cr_count(struct tlb_cr *cr, enum cr_fault_kind k)
  * not yet in fallback first notes the host epoch it falls back under: a
  * different one (a host attached again) ends it. Async-signal-safe. */
 static void
-cr_core_fault(struct tlb_cr *cr, uint32_t core, uint8_t flags,
-	      uint64_t epoch)
+cr_core_fault(struct tlb_cr *cr, uint32_t core, uint8_t flags, uint64_t epoch)
 {
 	struct cr_core *c = &cr->core[core];
 
-	if ((__atomic_load_n(&c->flags, __ATOMIC_ACQUIRE) &
-	     CR_CF_FALLBACK) == 0)
+	if ((__atomic_load_n(&c->flags, __ATOMIC_ACQUIRE) & CR_CF_FALLBACK) ==
+	    0)
 		__atomic_store_n(&c->fb_epoch, epoch, __ATOMIC_RELEASE);
 	__atomic_fetch_or(&c->flags, flags | CR_CF_FALLBACK, __ATOMIC_ACQ_REL);
 }
@@ -430,8 +436,8 @@ cr_on_sigbus(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	for (unsigned int i = 0; i < CR_GUARD_MAX; i++) {
-		struct tlb_cr *cr = __atomic_load_n(&cr_guard[i],
-						    __ATOMIC_ACQUIRE);
+		struct tlb_cr *cr =
+			__atomic_load_n(&cr_guard[i], __ATOMIC_ACQUIRE);
 
 		if (cr == NULL || a < (uintptr_t)cr->base ||
 		    a - (uintptr_t)cr->base >= cr->len)
@@ -444,9 +450,9 @@ cr_on_sigbus(int sig, siginfo_t *si, void *uc)
 		 * and anything past its new end faults next. MAP_FIXED
 		 * replaces the pages at once; no thread sees a hole. */
 		if (mmap(cr->base, cr->len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
-		    MAP_FAILED)
-			break;	/* cannot recover: the default action */
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+			break; /* cannot recover: the default action */
 		errno = saved;
 		return;
 	}
@@ -479,8 +485,7 @@ cr_guard_add(struct tlb_cr *cr)
 
 	/* One installer at a time; creates are rare. */
 	while (!__atomic_compare_exchange_n(&cr_guard_lock, &expect, 1, false,
-					    __ATOMIC_ACQUIRE,
-					    __ATOMIC_RELAXED))
+					    __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		expect = 0;
 	if (sigaction(SIGBUS, NULL, &cur) == 0 &&
 	    (!(cur.sa_flags & SA_SIGINFO) ||
@@ -567,14 +572,15 @@ tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
 	}
 	if (!cr_ring_size_ok(ring_size)) {
 		cr_err(err, errlen,
-		       "credit ring %s: ring_size %" PRIu32 " must be a power of two in %u..%u",
+		       "credit ring %s: ring_size %" PRIu32
+		       " must be a power of two in %u..%u",
 		       name, ring_size, CR_MIN_RING, TLB_CR_MAX_RING);
 		return -1;
 	}
 	if ((mode & ~(mode_t)CR_MODE_BITS) != 0) {
 		cr_err(err, errlen,
-		       "credit ring %s: mode 0%o has bits beyond 0777",
-		       name, (unsigned int)mode);
+		       "credit ring %s: mode 0%o has bits beyond 0777", name,
+		       (unsigned int)mode);
 		return -1;
 	}
 	size = tlb_cr_region_size(n_cores, ring_size);
@@ -589,8 +595,8 @@ tlb_cr_create_group(const char *name, uint32_t n_cores, uint32_t ring_size,
 	 * host); start from a new object rather than reuse its bytes. */
 	if (shm_unlink(name) < 0 && errno != ENOENT) {
 		cr_err(err, errlen,
-		       "credit ring %s: cannot remove old region: %s",
-		       name, strerror(errno));
+		       "credit ring %s: cannot remove old region: %s", name,
+		       strerror(errno));
 		goto fail_free;
 	}
 	fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, mode);
@@ -720,9 +726,9 @@ cr_map(const char *name, enum cr_side side, struct tlb_cr **out, char *err,
 	if (st.st_size < (off_t)sizeof(struct tlb_cr_header) ||
 	    (uintmax_t)st.st_size > (uintmax_t)max_len) {
 		cr_err(err, errlen,
-		       "%s: region is %jd bytes, not within %zu..%zu",
-		       label, (intmax_t)st.st_size,
-		       tlb_cr_region_size(1, CR_MIN_RING), max_len);
+		       "%s: region is %jd bytes, not within %zu..%zu", label,
+		       (intmax_t)st.st_size, tlb_cr_region_size(1, CR_MIN_RING),
+		       max_len);
 		goto fail_close;
 	}
 	len = (size_t)st.st_size;
@@ -763,8 +769,8 @@ cr_map(const char *name, enum cr_side side, struct tlb_cr **out, char *err,
 	/* A tool or test that drains through this handle continues from
 	 * where the consumer is. */
 	for (uint32_t i = 0; i < cr->n_cores; i++)
-		cr->core[i].cons = __atomic_load_n(&cr_slot_at(cr, i)->cons_tail,
-						   __ATOMIC_ACQUIRE);
+		cr->core[i].cons = __atomic_load_n(
+			&cr_slot_at(cr, i)->cons_tail, __ATOMIC_ACQUIRE);
 	*out = cr;
 	return 0;
 
@@ -777,8 +783,7 @@ fail_close:
 }
 
 int
-tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
-	      size_t errlen)
+tlb_cr_attach(const char *name, struct tlb_cr **out, char *err, size_t errlen)
 {
 	struct tlb_cr_header *h;
 	struct tlb_cr *cr;
@@ -795,10 +800,10 @@ tlb_cr_attach(const char *name, struct tlb_cr **out, char *err,
 	 * by discarding that slot's contents. */
 	for (uint32_t i = 0; i < cr->n_cores; i++) {
 		struct cr_slot_ctl *ctl = cr_slot_at(cr, i);
-		uint32_t cons = __atomic_load_n(&ctl->cons_tail,
-						__ATOMIC_ACQUIRE);
-		uint32_t prod = __atomic_load_n(&ctl->prod_head,
-						__ATOMIC_ACQUIRE);
+		uint32_t cons =
+			__atomic_load_n(&ctl->cons_tail, __ATOMIC_ACQUIRE);
+		uint32_t prod =
+			__atomic_load_n(&ctl->prod_head, __ATOMIC_ACQUIRE);
 
 		if (prod - cons > cr->ring_size)
 			__atomic_store_n(&ctl->prod_head, cons,
@@ -951,8 +956,9 @@ tlb_cr_drain_sums(struct tlb_cr *cr, const uint32_t *core, uint32_t n,
 		 * producer's position. */
 		c = &cr->core[core[i]];
 		if (__atomic_load_n(&c->idle_word, __ATOMIC_RELAXED) ==
-		    (uint64_t)__atomic_load_n(&cr_slot_at(cr, core[i])->prod_head,
-					      __ATOMIC_RELAXED))
+		    (uint64_t)__atomic_load_n(
+			    &cr_slot_at(cr, core[i])->prod_head,
+			    __ATOMIC_RELAXED))
 			continue;
 		k = cr_take(cr, core[i], rec, max);
 		if (k == 0)
@@ -986,7 +992,7 @@ tlb_cr_post(struct tlb_cr *cr, uint32_t core, const struct tlb_credit *recs,
 	cons = __atomic_load_n(&ctl->cons_tail, __ATOMIC_ACQUIRE);
 	used = prod - cons;
 	if (used >= cr->ring_size)
-		return 0;	/* full, or positions corrupt: write nothing */
+		return 0; /* full, or positions corrupt: write nothing */
 	room = cr->ring_size - used;
 	if (room > n)
 		room = n;
@@ -1186,10 +1192,8 @@ tlb_cr_kick_stats(const struct tlb_cr *cr, uint32_t core,
 		return;
 	out->kicks_served = __atomic_load_n(&ctl->kick[0], __ATOMIC_RELAXED);
 	out->boosts = __atomic_load_n(&ctl->kick[1], __ATOMIC_RELAXED);
-	out->reverted_drain = __atomic_load_n(&ctl->kick[2],
-					      __ATOMIC_RELAXED);
-	out->reverted_bound = __atomic_load_n(&ctl->kick[3],
-					      __ATOMIC_RELAXED);
+	out->reverted_drain = __atomic_load_n(&ctl->kick[2], __ATOMIC_RELAXED);
+	out->reverted_bound = __atomic_load_n(&ctl->kick[3], __ATOMIC_RELAXED);
 }
 
 uint64_t
@@ -1223,8 +1227,7 @@ cr_unlink_own(const struct tlb_cr *cr)
 	fd = shm_open(cr->name, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && st.st_dev == cr->dev &&
-	    st.st_ino == cr->ino)
+	if (fstat(fd, &st) == 0 && st.st_dev == cr->dev && st.st_ino == cr->ino)
 		shm_unlink(cr->name);
 	close(fd);
 }
@@ -1311,19 +1314,20 @@ tlb_cr_faults(const struct tlb_cr *cr, struct tlb_cr_faults *out)
 	memset(out, 0, sizeof(*out));
 	if (cr == NULL)
 		return;
-	out->sigbus = __atomic_load_n(&cr->fault[CR_F_SIGBUS], __ATOMIC_RELAXED);
-	out->size_changes = __atomic_load_n(&cr->fault[CR_F_SIZE],
-					    __ATOMIC_RELAXED);
-	out->bad_header = __atomic_load_n(&cr->fault[CR_F_HEADER],
-					  __ATOMIC_RELAXED);
-	out->bad_index = __atomic_load_n(&cr->fault[CR_F_INDEX],
-					 __ATOMIC_RELAXED);
-	out->bad_record = __atomic_load_n(&cr->fault[CR_F_RECORD],
-					  __ATOMIC_RELAXED);
-	out->repairs = __atomic_load_n(&cr->fault[CR_F_REPAIR],
-				       __ATOMIC_RELAXED);
-	out->restores = __atomic_load_n(&cr->fault[CR_F_RESTORE],
-					__ATOMIC_RELAXED);
+	out->sigbus =
+		__atomic_load_n(&cr->fault[CR_F_SIGBUS], __ATOMIC_RELAXED);
+	out->size_changes =
+		__atomic_load_n(&cr->fault[CR_F_SIZE], __ATOMIC_RELAXED);
+	out->bad_header =
+		__atomic_load_n(&cr->fault[CR_F_HEADER], __ATOMIC_RELAXED);
+	out->bad_index =
+		__atomic_load_n(&cr->fault[CR_F_INDEX], __ATOMIC_RELAXED);
+	out->bad_record =
+		__atomic_load_n(&cr->fault[CR_F_RECORD], __ATOMIC_RELAXED);
+	out->repairs =
+		__atomic_load_n(&cr->fault[CR_F_REPAIR], __ATOMIC_RELAXED);
+	out->restores =
+		__atomic_load_n(&cr->fault[CR_F_RESTORE], __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < cr->n_cores; i++)
 		out->fallback_cores += tlb_cr_fallback(cr, i);
 }
@@ -1345,7 +1349,8 @@ cr_header_diff(const struct tlb_cr *cr, char *why, size_t len)
 	else if (h.size != w->size || h.n_cores != w->n_cores ||
 		 h.ring_size != w->ring_size)
 		snprintf(why, len,
-			 "dimensions %" PRIu32 " x %" PRIu32 ", %" PRIu64 " bytes",
+			 "dimensions %" PRIu32 " x %" PRIu32 ", %" PRIu64
+			 " bytes",
 			 h.n_cores, h.ring_size, h.size);
 	else if (h.nic_epoch != w->nic_epoch || h.nic_pid != w->nic_pid)
 		snprintf(why, len, "NIC epoch %#" PRIx64 ", pid %" PRIu32,
@@ -1362,8 +1367,8 @@ cr_header_diff(const struct tlb_cr *cr, char *why, size_t len)
 static int
 cr_repair(struct tlb_cr *cr, bool resized)
 {
-	uint64_t sigbus = __atomic_load_n(&cr->fault[CR_F_SIGBUS],
-					  __ATOMIC_ACQUIRE);
+	uint64_t sigbus =
+		__atomic_load_n(&cr->fault[CR_F_SIGBUS], __ATOMIC_ACQUIRE);
 	struct tlb_cr_header *h = cr_hdr(cr);
 	struct stat st;
 
@@ -1382,10 +1387,10 @@ cr_repair(struct tlb_cr *cr, bool resized)
 			return -1;
 		}
 		/* The zeros are no new host. */
-		__atomic_store_n(&h->host_epoch,
-				 __atomic_load_n(&cr->good_epoch,
-						 __ATOMIC_ACQUIRE),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(
+			&h->host_epoch,
+			__atomic_load_n(&cr->good_epoch, __ATOMIC_ACQUIRE),
+			__ATOMIC_RELEASE);
 	}
 	h->version = cr->hdr.version;
 	h->size = cr->hdr.size;
@@ -1430,9 +1435,8 @@ cr_restore(struct tlb_cr *cr, uint64_t epoch)
 	return n;
 }
 
-static void
-cr_log(tlb_cr_log_fn *log, void *arg, bool warn, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static void cr_log(tlb_cr_log_fn *log, void *arg, bool warn, const char *fmt,
+		   ...) __attribute__((format(printf, 4, 5)));
 
 static void
 cr_log(tlb_cr_log_fn *log, void *arg, bool warn, const char *fmt, ...)
@@ -1509,26 +1513,33 @@ tlb_cr_check(struct tlb_cr *cr, tlb_cr_log_fn *log, void *arg)
 	for (int k = 0; k < CR_F_N; k++) {
 		uint64_t now = __atomic_load_n(&cr->fault[k], __ATOMIC_ACQUIRE);
 		/* What this check found, on the line of its kind. */
-		const char *detail = (k == CR_F_SIZE && resized) ||
-				     (k == CR_F_HEADER && header) ? why : "";
+		const char *detail = (k == CR_F_SIZE &&
+				      resized) || (k == CR_F_HEADER && header)
+					     ? why
+					     : "";
 
 		if (now == cr->logged[k])
 			continue;
 		events++;
 		if (k == CR_F_RESTORE)
 			cr_log(log, arg, false,
-			       "credit ring %s: %" PRIu64 " %s (a host attached, epoch %#" PRIx64 "); %" PRIu32 " cores still in fallback",
+			       "credit ring %s: %" PRIu64
+			       " %s (a host attached, epoch %#" PRIx64
+			       "); %" PRIu32 " cores still in fallback",
 			       cr->name, now - cr->logged[k], what[k],
 			       cr->good_epoch, f.fallback_cores);
 		else
 			cr_log(log, arg, k != CR_F_REPAIR,
-			       "credit ring %s: %" PRIu64 " %s%s%s%s; %" PRIu32 " cores in fallback (%s) until a host attaches again; totals: sigbus %" PRIu64 " size %" PRIu64 " header %" PRIu64 " index %" PRIu64 " record %" PRIu64 " repairs %" PRIu64,
+			       "credit ring %s: %" PRIu64 " %s%s%s%s; %" PRIu32
+			       " cores in fallback (%s) until a host attaches "
+			       "again; totals: sigbus %" PRIu64 " size %" PRIu64
+			       " header %" PRIu64 " index %" PRIu64
+			       " record %" PRIu64 " repairs %" PRIu64,
 			       cr->name, now - cr->logged[k], what[k],
 			       detail[0] != '\0' ? " (" : "", detail,
-			       detail[0] != '\0' ? ")" : "",
-			       f.fallback_cores,
-			       cr->inband_fallback ? "credits in-band" :
-						     "out of rotation",
+			       detail[0] != '\0' ? ")" : "", f.fallback_cores,
+			       cr->inband_fallback ? "credits in-band"
+						   : "out of rotation",
 			       f.sigbus, f.size_changes, f.bad_header,
 			       f.bad_index, f.bad_record, f.repairs);
 		cr->logged[k] = now;

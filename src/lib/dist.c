@@ -12,12 +12,12 @@
 #include "turbolb/dist.h"
 
 #define FIELD_MAX 64
-#define MAX_ARGS 3
+#define MAX_ARGS  3
 /* Enough for "%.0f" of any finite double (309 digits) plus sign. */
 #define NUM_MAX 320
 
 /* Not M_PI: that needs _GNU_SOURCE or _DEFAULT_SOURCE. */
-#define TLB_PI 3.14159265358979323846
+#define TLB_PI    3.14159265358979323846
 #define TLB_SQRT2 1.41421356237309504880
 
 struct kind_desc {
@@ -29,14 +29,20 @@ struct kind_desc {
 };
 
 static const struct kind_desc kinds[] = {
-	{ "fixed", TLB_DIST_FIXED, "fixed:T", 1, { "time" } },
-	{ "exp", TLB_DIST_EXP, "exp:MEAN", 1, { "mean" } },
-	{ "uniform", TLB_DIST_UNIFORM, "uniform:A:B", 2, { "low", "high" } },
-	{ "normal", TLB_DIST_NORMAL, "normal:MEAN:SD", 2, { "mean", "sd" } },
-	{ "bimodal", TLB_DIST_BIMODAL, "bimodal:P:A:B", 3,
-	  { "probability", "value A", "value B" } },
-	{ "lognormal", TLB_DIST_LOGNORMAL, "lognormal:MEAN:SD", 2,
-	  { "mean", "sd" } },
+	{"fixed", TLB_DIST_FIXED, "fixed:T", 1, {"time"}},
+	{"exp", TLB_DIST_EXP, "exp:MEAN", 1, {"mean"}},
+	{"uniform", TLB_DIST_UNIFORM, "uniform:A:B", 2, {"low", "high"}},
+	{"normal", TLB_DIST_NORMAL, "normal:MEAN:SD", 2, {"mean", "sd"}},
+	{"bimodal",
+	 TLB_DIST_BIMODAL,
+	 "bimodal:P:A:B",
+	 3,
+	 {"probability", "value A", "value B"}},
+	{"lognormal",
+	 TLB_DIST_LOGNORMAL,
+	 "lognormal:MEAN:SD",
+	 2,
+	 {"mean", "sd"}},
 };
 
 #define N_KINDS (sizeof(kinds) / sizeof(kinds[0]))
@@ -106,11 +112,7 @@ tlb_parse_time_ns(const char *s, double *ns)
 		const char *name;
 		double mult;
 	} units[] = {
-		{ "", 1.0 },
-		{ "ns", 1.0 },
-		{ "us", 1e3 },
-		{ "ms", 1e6 },
-		{ "s", 1e9 },
+		{"", 1.0}, {"ns", 1.0}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9},
 	};
 	double v;
 	size_t n;
@@ -167,12 +169,11 @@ lognormal_params(struct tlb_dist *d)
 }
 
 int
-tlb_dist_parse(const char *spec, struct tlb_dist *d, char *err,
-	       size_t errlen)
+tlb_dist_parse(const char *spec, struct tlb_dist *d, char *err, size_t errlen)
 {
 	const struct kind_desc *k;
 	const char *colon, *p;
-	double v[MAX_ARGS] = { 0 };
+	double v[MAX_ARGS] = {0};
 	struct tlb_dist nd;
 	unsigned int i;
 
@@ -233,11 +234,13 @@ tlb_dist_parse(const char *spec, struct tlb_dist *d, char *err,
 		if (rc != 0) {
 			if (k->kind == TLB_DIST_BIMODAL && i == 0)
 				set_err(err, errlen, spec,
-					"bad probability '%.*s' (want a number in [0, 1])",
+					"bad probability '%.*s' (want a number "
+					"in [0, 1])",
 					(int)len, start);
 			else
 				set_err(err, errlen, spec,
-					"bad %s '%.*s' (want a non-negative time such as 250ns, 1.5us, 2ms or 1s)",
+					"bad %s '%.*s' (want a non-negative "
+					"time such as 250ns, 1.5us, 2ms or 1s)",
 					k->arg_names[i], (int)len, start);
 			return -1;
 		}
@@ -263,8 +266,7 @@ tlb_dist_parse(const char *spec, struct tlb_dist *d, char *err,
 		break;
 	case TLB_DIST_UNIFORM:
 		if (v[0] > v[1]) {
-			set_err(err, errlen, spec,
-				"low (A) is above high (B)");
+			set_err(err, errlen, spec, "low (A) is above high (B)");
 			return -1;
 		}
 		nd.a = v[0];

@@ -13,10 +13,10 @@
 
 #include "turbolb/histogram.h"
 
-#define SUB_COUNT (1u << TLB_HIST_SUB_BITS)
-#define SUB_MASK (SUB_COUNT - 1)
+#define SUB_COUNT   (1u << TLB_HIST_SUB_BITS)
+#define SUB_MASK    (SUB_COUNT - 1)
 #define LAST_BUCKET ((uint32_t)TLB_HIST_BUCKETS - 1)
-#define LIMIT (1ull << TLB_HIST_MAX_BITS)
+#define LIMIT       (1ull << TLB_HIST_MAX_BITS)
 
 void
 tlb_hist_init(struct tlb_hist *h)

@@ -11,11 +11,11 @@
 #define DROPS "turbolb_drops_total"
 
 #define ENTRY_COUNTER(key, family, help)                                       \
-	{ key, family, NULL, TLB_METRIC_COUNTER, false, help },
+	{key, family, NULL, TLB_METRIC_COUNTER, false, help},
 #define ENTRY_SECONDS(key, family, help)                                       \
-	{ key, family, NULL, TLB_METRIC_COUNTER, true, help },
+	{key, family, NULL, TLB_METRIC_COUNTER, true, help},
 #define ENTRY_DROP(key, reason, help)                                          \
-	{ key, DROPS, reason, TLB_METRIC_COUNTER, false, help },
+	{key, DROPS, reason, TLB_METRIC_COUNTER, false, help},
 
 /* Every key of /turbolb/stats, in the order of the text: the datapath's
  * counters (turbolb/dp_counters.h), then the keys telemetry adds
@@ -24,30 +24,29 @@ static const struct tlb_metric_stat stat_table[] = {
 #define X(key, kind, what, help) ENTRY_##kind(#key, what, help)
 	TLB_DP_COUNTERS(X)
 #undef X
-	{ "drop_parse_", DROPS, NULL, TLB_METRIC_COUNTER, false,
-	  "A frame on an RPC port that failed to parse; the reason is "
-	  "parse_ and the parse error." },
-	{ "drops", NULL, NULL, TLB_METRIC_NONE, false,
-	  "The sum of the drops: sum(turbolb_drops_total)." },
-	{ "fifo_depth", "turbolb_fifo_depth_requests", NULL, TLB_METRIC_GAUGE,
-	  false, "Requests held in the NIC-side FIFOs now." },
-	{ "loops", "turbolb_poll_loops_total", NULL, TLB_METRIC_COUNTER, false,
-	  "Iterations of the dispatchers' poll loops (a heartbeat)." },
-	{ "mbufs_in_use", "turbolb_mbufs_in_use", NULL, TLB_METRIC_GAUGE, false,
-	  "Packet buffers in use (exact when the datapath is idle)." },
-	{ "mbufs_total", "turbolb_mbufs_capacity", NULL, TLB_METRIC_GAUGE,
-	  false, "Packet buffers in the pool." },
-	{ "kicks_served", "turbolb_kicks_served_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Doorbells served by the host kick agent." },
-	{ "kick_boosts", "turbolb_kick_boosts_total", NULL, TLB_METRIC_COUNTER,
-	  false, "Priority boosts by the host kick agent." },
-	{ "kick_reverted_drain", "turbolb_kick_reverted_drain_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Boosts the kick agent reverted: the core drained its work." },
-	{ "kick_reverted_bound", "turbolb_kick_reverted_bound_total", NULL,
-	  TLB_METRIC_COUNTER, false,
-	  "Boosts the kick agent reverted: the boost reached its time bound." },
+		{"drop_parse_", DROPS, NULL, TLB_METRIC_COUNTER, false,
+		 "A frame on an RPC port that failed to parse; the reason is "
+		 "parse_ and the parse error."},
+	{"drops", NULL, NULL, TLB_METRIC_NONE, false,
+	 "The sum of the drops: sum(turbolb_drops_total)."},
+	{"fifo_depth", "turbolb_fifo_depth_requests", NULL, TLB_METRIC_GAUGE,
+	 false, "Requests held in the NIC-side FIFOs now."},
+	{"loops", "turbolb_poll_loops_total", NULL, TLB_METRIC_COUNTER, false,
+	 "Iterations of the dispatchers' poll loops (a heartbeat)."},
+	{"mbufs_in_use", "turbolb_mbufs_in_use", NULL, TLB_METRIC_GAUGE, false,
+	 "Packet buffers in use (exact when the datapath is idle)."},
+	{"mbufs_total", "turbolb_mbufs_capacity", NULL, TLB_METRIC_GAUGE, false,
+	 "Packet buffers in the pool."},
+	{"kicks_served", "turbolb_kicks_served_total", NULL, TLB_METRIC_COUNTER,
+	 false, "Doorbells served by the host kick agent."},
+	{"kick_boosts", "turbolb_kick_boosts_total", NULL, TLB_METRIC_COUNTER,
+	 false, "Priority boosts by the host kick agent."},
+	{"kick_reverted_drain", "turbolb_kick_reverted_drain_total", NULL,
+	 TLB_METRIC_COUNTER, false,
+	 "Boosts the kick agent reverted: the core drained its work."},
+	{"kick_reverted_bound", "turbolb_kick_reverted_bound_total", NULL,
+	 TLB_METRIC_COUNTER, false,
+	 "Boosts the kick agent reverted: the boost reached its time bound."},
 };
 
 #define N_STATS (sizeof(stat_table) / sizeof(stat_table[0]))
@@ -134,8 +133,9 @@ write_stats(FILE *f, const struct tlb_metric_sample *s, size_t n)
 				continue;
 			if (last == NULL || strcmp(last, m->family) != 0) {
 				put_header(f, m->family, m->type,
-					   strcmp(m->family, DROPS) == 0 ?
-						   drops_help : m->help);
+					   strcmp(m->family, DROPS) == 0
+						   ? drops_help
+						   : m->help);
 				last = m->family;
 			}
 			if (strcmp(m->family, DROPS) != 0) {
@@ -147,8 +147,8 @@ write_stats(FILE *f, const struct tlb_metric_sample *s, size_t n)
 			 * family has one HELP. */
 			if (!commented)
 				fprintf(f, "# reason=\"%s%s\": %s\n",
-					m->reason != NULL ? m->reason :
-							    m->key + 5,
+					m->reason != NULL ? m->reason
+							  : m->key + 5,
 					m->reason != NULL ? "" : "*", m->help);
 			commented = true;
 			fprintf(f, "%s{reason=\"%s\"} ", m->family,
@@ -161,7 +161,12 @@ write_stats(FILE *f, const struct tlb_metric_sample *s, size_t n)
 /* ---- per core -------------------------------------------------------- */
 
 enum core_field {
-	F_SENT, F_COMPLETED, F_OUTSTANDING, F_WORK, F_WRITTEN_OFF, F_STALE_EV,
+	F_SENT,
+	F_COMPLETED,
+	F_OUTSTANDING,
+	F_WORK,
+	F_WRITTEN_OFF,
+	F_STALE_EV,
 };
 
 static const struct {
@@ -170,18 +175,18 @@ static const struct {
 	enum core_field field;
 	const char *help;
 } core_table[] = {
-	{ "turbolb_core_requests_sent_total", TLB_METRIC_COUNTER, F_SENT,
-	  "Requests sent to the host core." },
-	{ "turbolb_core_requests_completed_total", TLB_METRIC_COUNTER,
-	  F_COMPLETED, "Requests the host core completed." },
-	{ "turbolb_core_outstanding_requests", TLB_METRIC_GAUGE,
-	  F_OUTSTANDING, "Requests sent to the host core and not completed." },
-	{ "turbolb_core_outstanding_work_seconds", TLB_METRIC_GAUGE, F_WORK,
-	  "The work of the host core's outstanding requests, in seconds." },
-	{ "turbolb_core_written_off_requests_total", TLB_METRIC_COUNTER,
-	  F_WRITTEN_OFF, "Requests written off at the host core." },
-	{ "turbolb_core_stale_events_total", TLB_METRIC_COUNTER, F_STALE_EV,
-	  "Times the host core went stale." },
+	{"turbolb_core_requests_sent_total", TLB_METRIC_COUNTER, F_SENT,
+	 "Requests sent to the host core."},
+	{"turbolb_core_requests_completed_total", TLB_METRIC_COUNTER,
+	 F_COMPLETED, "Requests the host core completed."},
+	{"turbolb_core_outstanding_requests", TLB_METRIC_GAUGE, F_OUTSTANDING,
+	 "Requests sent to the host core and not completed."},
+	{"turbolb_core_outstanding_work_seconds", TLB_METRIC_GAUGE, F_WORK,
+	 "The work of the host core's outstanding requests, in seconds."},
+	{"turbolb_core_written_off_requests_total", TLB_METRIC_COUNTER,
+	 F_WRITTEN_OFF, "Requests written off at the host core."},
+	{"turbolb_core_stale_events_total", TLB_METRIC_COUNTER, F_STALE_EV,
+	 "Times the host core went stale."},
 };
 
 /* tlb_tel_core_state()'s words (src/lib/telemetry_cores.c). */
@@ -212,8 +217,10 @@ core_value(const struct tlb_metric_core *c, enum core_field f)
 static int
 core_cmp(const void *a, const void *b)
 {
-	const struct tlb_metric_core *x = *(const struct tlb_metric_core *const *)a;
-	const struct tlb_metric_core *y = *(const struct tlb_metric_core *const *)b;
+	const struct tlb_metric_core *x =
+		*(const struct tlb_metric_core *const *)a;
+	const struct tlb_metric_core *y =
+		*(const struct tlb_metric_core *const *)b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
@@ -236,9 +243,11 @@ write_cores(FILE *f, const struct tlb_metric_core *cores, size_t n)
 		put_header(f, core_table[t].family, core_table[t].type,
 			   core_table[t].help);
 		for (size_t i = 0; i < n; i++) {
-			fprintf(f, "%s{core=\"%" PRIu32 "\",dispatcher=\"%"
-				PRIu32 "\"} ", core_table[t].family,
-				order[i]->id, order[i]->dispatcher);
+			fprintf(f,
+				"%s{core=\"%" PRIu32 "\",dispatcher=\"%" PRIu32
+				"\"} ",
+				core_table[t].family, order[i]->id,
+				order[i]->dispatcher);
 			put_value(f, core_value(order[i], core_table[t].field),
 				  core_table[t].field == F_WORK);
 		}
@@ -247,11 +256,13 @@ write_cores(FILE *f, const struct tlb_metric_core *cores, size_t n)
 		   "1 for the host core's state, 0 for the others (offline, "
 		   "stale, probing, running, online).");
 	for (size_t i = 0; i < n; i++)
-		for (size_t s = 0; s < sizeof(core_states) /
-					       sizeof(core_states[0]); s++)
-			fprintf(f, "turbolb_core_state{core=\"%" PRIu32
+		for (size_t s = 0;
+		     s < sizeof(core_states) / sizeof(core_states[0]); s++)
+			fprintf(f,
+				"turbolb_core_state{core=\"%" PRIu32
 				"\",dispatcher=\"%" PRIu32 "\",state=\"%s\"} "
-				"%d\n", order[i]->id, order[i]->dispatcher,
+				"%d\n",
+				order[i]->id, order[i]->dispatcher,
 				core_states[s],
 				strcmp(order[i]->state, core_states[s]) == 0);
 	free(order);

@@ -33,7 +33,7 @@
 #if !defined(TLB_ARGMIN_PORTABLE) && defined(__SSE4_1__)
 #include <smmintrin.h>
 #define TLB_ORDER_SSE 1
-#elif !defined(TLB_ARGMIN_PORTABLE) && defined(__aarch64__) && \
+#elif !defined(TLB_ARGMIN_PORTABLE) && defined(__aarch64__) &&                 \
 	defined(__ARM_NEON)
 #include <arm_neon.h>
 #define TLB_ORDER_NEON 1
@@ -54,18 +54,18 @@
  * bits, then the stamp of its last pick (24 bits, renewed before
  * TLB_ORDER_STAMP_END), then i (8 bits); each node is the least of its
  * two children, so node[1] is the first core. */
-#define TLB_ORDER_CORES 16u
+#define TLB_ORDER_CORES     16u
 #define TLB_ORDER_STAMP_END (1u << 24)
 
 struct tlb_order {
 	uint32_t key[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	uint8_t id[TLB_ORDER_CORES] __attribute__((aligned(16)));
 	const struct tlb_load_view *lv; /* the view it was made from */
-	uint64_t gen;      /* lv->key_gen for which it is exact */
-	uint64_t stamp;    /* the next pick's */
+	uint64_t gen;                   /* lv->key_gen for which it is exact */
+	uint64_t stamp;                 /* the next pick's */
 	uint64_t picked[TLB_ORDER_CORES];
-	uint32_t leaves;   /* tree: a power of 2 >= n_cores */
-	uint32_t depth;    /* log2(leaves) */
+	uint32_t leaves; /* tree: a power of 2 >= n_cores */
+	uint32_t depth;  /* log2(leaves) */
 	uint64_t node[2 * TLB_MAX_CORES];
 };
 
@@ -94,9 +94,11 @@ tlb_order_take(struct tlb_order *o, uint32_t x)
 	__m128i m0 = _mm_max_epu32(s0, vx), m1 = _mm_max_epu32(s1, vx);
 	__m128i m2 = _mm_max_epu32(s2, vx), m3 = _mm_max_epu32(s3, vx);
 	/* all-ones lanes stay all-ones through the saturating packs */
-	__m128i here = _mm_packs_epi16(
-		_mm_packs_epi32(_mm_cmpeq_epi32(m0, vx), _mm_cmpeq_epi32(m1, vx)),
-		_mm_packs_epi32(_mm_cmpeq_epi32(m2, vx), _mm_cmpeq_epi32(m3, vx)));
+	__m128i here =
+		_mm_packs_epi16(_mm_packs_epi32(_mm_cmpeq_epi32(m0, vx),
+						_mm_cmpeq_epi32(m1, vx)),
+				_mm_packs_epi32(_mm_cmpeq_epi32(m2, vx),
+						_mm_cmpeq_epi32(m3, vx)));
 	/* key[j + 1] <= x is the next lane's; past the end, never */
 	__m128i next = _mm_srli_si128(here, 1);
 	__m128i head = _mm_shuffle_epi8(id, _mm_setzero_si128());
@@ -107,8 +109,9 @@ tlb_order_take(struct tlb_order *o, uint32_t x)
 	_mm_storeu_si128(k, _mm_min_epu32(m0, _mm_alignr_epi8(s1, s0, 4)));
 	_mm_storeu_si128(k + 1, _mm_min_epu32(m1, _mm_alignr_epi8(s2, s1, 4)));
 	_mm_storeu_si128(k + 2, _mm_min_epu32(m2, _mm_alignr_epi8(s3, s2, 4)));
-	_mm_storeu_si128(k + 3, _mm_min_epu32(m3, _mm_alignr_epi8(
-					_mm_set1_epi32(-1), s3, 4)));
+	_mm_storeu_si128(
+		k + 3,
+		_mm_min_epu32(m3, _mm_alignr_epi8(_mm_set1_epi32(-1), s3, 4)));
 	_mm_storeu_si128((__m128i *)o->id, id);
 #elif defined(TLB_ORDER_NEON)
 	uint32x4_t s0 = vld1q_u32(o->key), s1 = vld1q_u32(o->key + 4);
@@ -125,10 +128,13 @@ tlb_order_take(struct tlb_order *o, uint32_t x)
 	id = vbslq_u8(next, vextq_u8(id, vdupq_n_u8(0), 1),
 		      vbslq_u8(here, vdupq_laneq_u8(id, 0), id));
 	vst1q_u32(o->key, vminq_u32(vmaxq_u32(s0, vx), vextq_u32(s0, s1, 1)));
-	vst1q_u32(o->key + 4, vminq_u32(vmaxq_u32(s1, vx), vextq_u32(s1, s2, 1)));
-	vst1q_u32(o->key + 8, vminq_u32(vmaxq_u32(s2, vx), vextq_u32(s2, s3, 1)));
-	vst1q_u32(o->key + 12, vminq_u32(vmaxq_u32(s3, vx),
-					 vextq_u32(s3, vdupq_n_u32(UINT32_MAX), 1)));
+	vst1q_u32(o->key + 4,
+		  vminq_u32(vmaxq_u32(s1, vx), vextq_u32(s1, s2, 1)));
+	vst1q_u32(o->key + 8,
+		  vminq_u32(vmaxq_u32(s2, vx), vextq_u32(s2, s3, 1)));
+	vst1q_u32(o->key + 12,
+		  vminq_u32(vmaxq_u32(s3, vx),
+			    vextq_u32(s3, vdupq_n_u32(UINT32_MAX), 1)));
 	vst1q_u8(o->id, id);
 #else
 	uint8_t head = o->id[0];
@@ -186,15 +192,24 @@ tlb_order_set(struct tlb_order *o, uint32_t i, uint64_t v)
 
 	node[j] = v;
 	switch (o->depth) {
-	case 8: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 7: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 6: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 5: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 4: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 3: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 2: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	case 1: TLB_ORDER_LEVEL(node, j, v); /* fall through */
-	default: break;
+	case 8:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 7:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 6:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 5:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 4:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 3:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 2:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	case 1:
+		TLB_ORDER_LEVEL(node, j, v); /* fall through */
+	default:
+		break;
 	}
 }
 

@@ -15,14 +15,8 @@
 #include "policy_impl.h"
 
 const struct tlb_policy_ops *const tlb_policies[] = {
-	&tlb_policy_rss,
-	&tlb_policy_rr,
-	&tlb_policy_random,
-	&tlb_policy_pod,
-	&tlb_policy_jsq,
-	&tlb_policy_jlq,
-	&tlb_policy_jbsq,
-	NULL,
+	&tlb_policy_rss, &tlb_policy_rr,  &tlb_policy_random, &tlb_policy_pod,
+	&tlb_policy_jsq, &tlb_policy_jlq, &tlb_policy_jbsq,   NULL,
 };
 
 #define DEFAULT_WORK_NS 1000u
@@ -323,14 +317,16 @@ tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 	p->cursor = start + 1 >= n ? 0 : start + 1;
 	if (start >= n)
 		start = 0;
-	for (uint32_t j = 0, i = start; j < n; j++, i = i + 1 == n ? 0 : i + 1) {
+	for (uint32_t j = 0, i = start; j < n;
+	     j++, i = i + 1 == n ? 0 : i + 1) {
 		if (!tlb_lv_eligible(lv, i))
 			continue;
 		eligible_seen = true;
 
 		uint64_t req = tlb_lv_outstanding(lv, i);
-		uint64_t v = metric == TLB_METRIC_WORK ?
-				     tlb_lv_outstanding_work(lv, i) : req;
+		uint64_t v = metric == TLB_METRIC_WORK
+				     ? tlb_lv_outstanding_work(lv, i)
+				     : req;
 		bool running = lv->core[i].running;
 
 		if (req >= limit)

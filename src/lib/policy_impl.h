@@ -20,9 +20,9 @@ extern const struct tlb_policy_ops tlb_policy_jbsq;
  * that file (and its internal header) reads it. */
 #define TLB_POLICY_STATE(p, type) ((type *)(void *)(p)->state)
 /* At file scope in the policy's file: its state fits in p->state. */
-#define TLB_POLICY_STATE_FITS(type) \
-	_Static_assert(sizeof(type) <= TLB_POLICY_STATE_SIZE && \
-			       _Alignof(type) <= 64, \
+#define TLB_POLICY_STATE_FITS(type)                                            \
+	_Static_assert(sizeof(type) <= TLB_POLICY_STATE_SIZE &&                \
+			       _Alignof(type) <= 64,                           \
 		       #type " fits in struct tlb_policy's state")
 
 /* Parameters several policies read, described once. */
@@ -67,7 +67,8 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 * seen). */
 	if (__builtin_expect(p->params.prefer_running ||
 				     metric != TLB_METRIC_REQUESTS ||
-				     lv->n_cores != n, 0))
+				     lv->n_cores != n,
+			     0))
 		return tlb_argmin_slow(p, lv, metric, limit, any_eligible);
 	/* Rotating the scan's start makes ties go round the cores instead of
 	 * always to the lowest index. */

@@ -28,8 +28,7 @@ jbsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	  const struct tlb_request_info *req)
 {
 	bool any;
-	int i = tlb_argmin(p, lv, TLB_METRIC_REQUESTS, p->params.k,
-			   &any);
+	int i = tlb_argmin(p, lv, TLB_METRIC_REQUESTS, p->params.k, &any);
 
 	(void)req;
 	if (i >= 0)

@@ -114,8 +114,9 @@ tree_sort(struct tlb_order *o, const struct tlb_load_view *lv, uint32_t n,
 	leaf = o->node + o->leaves;
 	for (uint32_t i = 0; i < n; i++)
 		if (tlb_order_key(leaf[i]) != lv->key_work[i])
-			tlb_order_set(o, i, (uint64_t)lv->key_work[i] << 32 |
-						    (uint32_t)leaf[i]);
+			tlb_order_set(o, i,
+				      (uint64_t)lv->key_work[i] << 32 |
+					      (uint32_t)leaf[i]);
 	o->gen = lv->key_gen;
 }
 
@@ -263,9 +264,10 @@ jlq_dispatch(struct tlb_policy *p, struct tlb_load_view *lv,
 			uint64_t x = (uint64_t)tlb_order_key(root) + work_ns;
 			uint32_t i = tlb_order_core(root);
 
-			if (__builtin_expect(x < TLB_KEY_MAX &&
-						     o->stamp < TLB_ORDER_STAMP_END,
-					     1)) {
+			if (__builtin_expect(
+				    x < TLB_KEY_MAX &&
+					    o->stamp < TLB_ORDER_STAMP_END,
+				    1)) {
 				tree_move(o, i, (uint32_t)x);
 				return charge_head(o, lv, i, work_ns,
 						   (uint32_t)x);

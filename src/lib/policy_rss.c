@@ -83,7 +83,8 @@ rss_hash_tab(const struct rss_state *s, const struct tlb_flow_key *k)
 	uint32_t h = 0;
 
 	for (size_t i = 0; i < len; i++)
-		h ^= s->tab[2 * i][in[i] >> 4] ^ s->tab[2 * i + 1][in[i] & 0x0f];
+		h ^= s->tab[2 * i][in[i] >> 4] ^
+		     s->tab[2 * i + 1][in[i] & 0x0f];
 	return h;
 }
 

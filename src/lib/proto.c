@@ -18,27 +18,27 @@
 #include "turbolb/proto.h"
 #include "turbolb/proto_fast.h"
 
-#define ETH_HDR_LEN 14u
-#define VLAN_TAG_LEN 4u
-#define ETH_ADDR_LEN 6u
+#define ETH_HDR_LEN    14u
+#define VLAN_TAG_LEN   4u
+#define ETH_ADDR_LEN   6u
 #define ETHERTYPE_IPV4 0x0800u
 #define ETHERTYPE_IPV6 0x86ddu
 #define ETHERTYPE_VLAN 0x8100u
 
 #define IPV4_MIN_HDR_LEN 20u
-#define IPV4_DF 0x4000u
-#define IPV4_MF 0x2000u
-#define IPV4_OFF_MASK 0x1fffu
-#define IPV6_HDR_LEN 40u
-#define IP_TTL_DEFAULT 64u
-#define UDP_HDR_LEN 8u
-#define IP_MAX_LEN 65535u
+#define IPV4_DF          0x4000u
+#define IPV4_MF          0x2000u
+#define IPV4_OFF_MASK    0x1fffu
+#define IPV6_HDR_LEN     40u
+#define IP_TTL_DEFAULT   64u
+#define UDP_HDR_LEN      8u
+#define IP_MAX_LEN       65535u
 
 /* IPv6 next-header values the parser walks through. */
-#define IP6_NH_HOPOPTS 0u
-#define IP6_NH_ROUTING 43u
-#define IP6_NH_FRAGMENT 44u
-#define IP6_NH_DSTOPTS 60u
+#define IP6_NH_HOPOPTS   0u
+#define IP6_NH_ROUTING   43u
+#define IP6_NH_FRAGMENT  44u
+#define IP6_NH_DSTOPTS   60u
 #define IP6_FRAG_HDR_LEN 8u
 /* Enough for any sane chain; bounds the work an attacker can make us do. */
 #define IP6_MAX_EXT_HDRS 8u
@@ -370,8 +370,11 @@ static inline __attribute__((always_inline)) bool
 parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	   struct tlb_parsed *out)
 {
-	enum { IP = ETH_HDR_LEN, UDP = IP + IPV4_MIN_HDR_LEN,
-	       RPC = UDP + UDP_HDR_LEN };
+	enum {
+		IP = ETH_HDR_LEN,
+		UDP = IP + IPV4_MIN_HDR_LEN,
+		RPC = UDP + UDP_HDR_LEN
+	};
 	const uint8_t *r = b + RPC;
 	enum tlb_frame_class want;
 	size_t udp_len;
@@ -390,10 +393,10 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	pkt_cnt = rd16(r + TLB_RPC_OFF_PKT_CNT);
 	if (rd16(r + TLB_RPC_OFF_MAGIC) != TLB_RPC_MAGIC ||
 	    r[TLB_RPC_OFF_VERSION] != TLB_RPC_VERSION ||
-	    (want == TLB_FRAME_REQUEST ?
-		     r[TLB_RPC_OFF_TYPE] != TLB_MSG_REQUEST :
-	     (r[TLB_RPC_OFF_TYPE] != TLB_MSG_RESPONSE &&
-	      r[TLB_RPC_OFF_TYPE] != TLB_MSG_ERROR)) ||
+	    (want == TLB_FRAME_REQUEST
+		     ? r[TLB_RPC_OFF_TYPE] != TLB_MSG_REQUEST
+		     : (r[TLB_RPC_OFF_TYPE] != TLB_MSG_RESPONSE &&
+			r[TLB_RPC_OFF_TYPE] != TLB_MSG_ERROR)) ||
 	    pkt_cnt == 0 || pkt_cnt > TLB_RPC_MAX_PKTS ||
 	    rd16(r + TLB_RPC_OFF_PKT_IDX) >= pkt_cnt ||
 	    rd16(r + TLB_RPC_OFF_PAYLOAD_LEN) >
@@ -423,8 +426,8 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 }
 
 enum tlb_parse_err
-tlb_parse_frame(const void *buf, size_t len,
-		const struct tlb_parse_opts *opts, struct tlb_parsed *out)
+tlb_parse_frame(const void *buf, size_t len, const struct tlb_parse_opts *opts,
+		struct tlb_parsed *out)
 {
 	const uint8_t *b = buf;
 	size_t off = ETH_HDR_LEN;
@@ -594,9 +597,8 @@ tlb_build_frame(void *buf, size_t cap, const struct tlb_frame_addrs *a,
 
 size_t
 tlb_make_response(void *buf, size_t len, const struct tlb_parsed *p,
-		  enum tlb_msg_type type, uint16_t status,
-		  uint16_t server_core, uint32_t service_ns,
-		  uint16_t resp_payload_len)
+		  enum tlb_msg_type type, uint16_t status, uint16_t server_core,
+		  uint32_t service_ns, uint16_t resp_payload_len)
 {
 	uint8_t *b = buf;
 	uint8_t tmp[16];

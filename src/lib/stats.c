@@ -11,7 +11,8 @@ tlb_counter_sum(const void *base, unsigned int n_blocks, size_t stride,
 	uint64_t sum = 0;
 
 	for (unsigned int i = 0; i < n_blocks; i++) {
-		const uint64_t *blk = (const uint64_t *)(p + (size_t)i * stride);
+		const uint64_t *blk =
+			(const uint64_t *)(p + (size_t)i * stride);
 
 		sum += tlb_counter_read(&blk[idx]);
 	}

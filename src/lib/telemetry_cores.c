@@ -89,7 +89,7 @@ tlb_tel_cores_page(const uint32_t *ids, uint32_t n_ids, uint32_t first,
 		   uint32_t count, struct tlb_tel_page *p)
 {
 	/* slot[id - first]: the position of that id plus one, 0: none */
-	uint32_t slot[TLB_TEL_CORES_PAGE_MAX] = { 0 };
+	uint32_t slot[TLB_TEL_CORES_PAGE_MAX] = {0};
 	uint64_t end;
 
 	if (count > TLB_TEL_CORES_PAGE_MAX)

@@ -14,15 +14,14 @@
  * with its struct tlb_transport) with the transport's fields set; close
  * frees it with free(). NULL with err filled when out of memory. */
 static inline struct tlb_transport *
-tlb_transport_alloc(size_t size, const struct tlb_transport_ops *ops,
-		    void *ctx, uint32_t n_cores, bool has_credits, char *err,
+tlb_transport_alloc(size_t size, const struct tlb_transport_ops *ops, void *ctx,
+		    uint32_t n_cores, bool has_credits, char *err,
 		    size_t errlen)
 {
 	struct tlb_transport *t = calloc(1, size);
 
 	if (t == NULL) {
-		snprintf(err, errlen, "%s transport: out of memory",
-			 ops->name);
+		snprintf(err, errlen, "%s transport: out of memory", ops->name);
 		return NULL;
 	}
 	t->ops = ops;

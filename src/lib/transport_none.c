@@ -104,8 +104,10 @@ tlb_transport_none_create(uint32_t n_cores, struct tlb_transport **out,
 	struct tlb_transport *t;
 
 	if (n_cores == 0 || n_cores > TLB_CR_MAX_CORES) {
-		snprintf(err, errlen, "none transport: %u cores is not in "
-			 "1..%u", n_cores, TLB_CR_MAX_CORES);
+		snprintf(err, errlen,
+			 "none transport: %u cores is not in "
+			 "1..%u",
+			 n_cores, TLB_CR_MAX_CORES);
 		return -1;
 	}
 	t = tlb_transport_alloc(sizeof(*t), &none_ops, NULL, n_cores, false,

@@ -114,13 +114,14 @@ static const struct tlb_transport_ops shm_ops = {
 };
 
 static int
-shm_new(struct tlb_cr *cr, bool owned, struct tlb_transport **out,
-	char *err, size_t errlen)
+shm_new(struct tlb_cr *cr, bool owned, struct tlb_transport **out, char *err,
+	size_t errlen)
 {
 	struct shm_transport *s;
 
 	s = (struct shm_transport *)tlb_transport_alloc(sizeof(*s), &shm_ops,
-			cr, tlb_cr_n_cores(cr), true, err, errlen);
+							cr, tlb_cr_n_cores(cr),
+							true, err, errlen);
 	if (s == NULL)
 		return -1;
 	s->cr = cr;
@@ -130,9 +131,9 @@ shm_new(struct tlb_cr *cr, bool owned, struct tlb_transport **out,
 }
 
 int
-tlb_transport_shm_create(const char *name, uint32_t n_cores,
-			 uint32_t ring_size, mode_t mode, gid_t gid,
-			 struct tlb_transport **out, char *err, size_t errlen)
+tlb_transport_shm_create(const char *name, uint32_t n_cores, uint32_t ring_size,
+			 mode_t mode, gid_t gid, struct tlb_transport **out,
+			 char *err, size_t errlen)
 {
 	struct tlb_cr *cr;
 
@@ -147,8 +148,8 @@ tlb_transport_shm_create(const char *name, uint32_t n_cores,
 }
 
 int
-tlb_transport_shm_wrap(struct tlb_cr *cr, struct tlb_transport **out,
-		       char *err, size_t errlen)
+tlb_transport_shm_wrap(struct tlb_cr *cr, struct tlb_transport **out, char *err,
+		       size_t errlen)
 {
 	return shm_new(cr, false, out, err, errlen);
 }

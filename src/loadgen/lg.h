@@ -22,15 +22,15 @@
 /* Bytes of one frame that are not RPC payload, counted against the MTU
  * (which, as usual, excludes the Ethernet header). */
 #define LG_IP_UDP_HDR_LEN (20u + 8u)
-#define LG_MTU_MIN 128u
-#define LG_MTU_MAX 9000u
+#define LG_MTU_MIN        128u
+#define LG_MTU_MAX        9000u
 /* server_core is 16 bits wide: one counter for each possible value. */
 #define LG_MAX_CORES 65536u
 /* Rate points of one sweep (--rates, --sweep). */
 #define LG_MAX_POINTS 1024u
 /* Largest closed-loop window: well inside the largest tracking window. */
 #define LG_MAX_WINDOW (1u << 20)
-#define LG_LABEL_MAX 64u
+#define LG_LABEL_MAX  64u
 
 enum lg_arrival {
 	LG_ARRIVAL_POISSON,
@@ -39,40 +39,40 @@ enum lg_arrival {
 };
 
 struct lg_opts {
-	double rate;          /* target requests/s */
-	double duration_s;    /* measured send time; 0 when requests is set */
-	uint64_t requests;    /* measured requests; 0 when duration_s is set */
-	double warmup_s;      /* sent before the measured part, not measured */
+	double rate;       /* target requests/s */
+	double duration_s; /* measured send time; 0 when requests is set */
+	uint64_t requests; /* measured requests; 0 when duration_s is set */
+	double warmup_s;   /* sent before the measured part, not measured */
 	enum lg_arrival arrival;
 	struct tlb_dist dist; /* service-time hint of each request */
 	char dist_spec[64];   /* canonical form of dist, for the report */
 	uint32_t flows;       /* distinct UDP source ports */
 	uint16_t src_port_base;
-	uint8_t src_ip[4];    /* network byte order */
+	uint8_t src_ip[4]; /* network byte order */
 	uint8_t dst_ip[4];
 	uint16_t dst_port;
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
-	bool has_src_mac;     /* else the port's own address */
-	uint32_t size;        /* RPC payload bytes per request */
-	uint32_t mtu;         /* IP MTU: bounds the payload of one packet */
+	bool has_src_mac; /* else the port's own address */
+	uint32_t size;    /* RPC payload bytes per request */
+	uint32_t mtu;     /* IP MTU: bounds the payload of one packet */
 	uint32_t timeout_ms;
-	uint32_t max_lag_us;  /* lag beyond this makes the run "behind" */
+	uint32_t max_lag_us; /* lag beyond this makes the run "behind" */
 	uint16_t svc_class;
 	uint64_t seed;
 	bool json;
-	const char *port;     /* ethdev name or id; NULL: the first port */
-	double link_wait_s;   /* how long to wait for the link to come up */
+	const char *port;   /* ethdev name or id; NULL: the first port */
+	double link_wait_s; /* how long to wait for the link to come up */
 
-	uint32_t window;      /* closed loop: requests kept outstanding */
-	uint32_t src_ips;     /* consecutive source addresses from src_ip */
+	uint32_t window;  /* closed loop: requests kept outstanding */
+	uint32_t src_ips; /* consecutive source addresses from src_ip */
 	/* The rate points run one after the other on the same port: --rates,
 	 * --sweep, or the single --rate. Empty in an SLO search. */
 	double rates[LG_MAX_POINTS];
 	uint32_t n_rates;
-	double settle_s;      /* longest wait for stragglers between points */
-	double slo_multiple;  /* > 0: search the highest rate meeting the SLO */
-	double rate_min;      /* bounds of the SLO search */
+	double settle_s;     /* longest wait for stragglers between points */
+	double slo_multiple; /* > 0: search the highest rate meeting the SLO */
+	double rate_min;     /* bounds of the SLO search */
 	double rate_max;
 	uint32_t slo_iterations;
 	char label[LG_LABEL_MAX]; /* "policy" in the reports */
@@ -149,9 +149,9 @@ double lg_sched_pop(struct lg_sched *s);
 enum lg_slot_state {
 	LG_SLOT_FREE = 0,
 	LG_SLOT_OUTSTANDING,
-	LG_SLOT_DONE,  /* answered in time */
-	LG_SLOT_LOST,  /* timed out, no response yet */
-	LG_SLOT_LATE,  /* timed out, then answered */
+	LG_SLOT_DONE, /* answered in time */
+	LG_SLOT_LOST, /* timed out, no response yet */
+	LG_SLOT_LATE, /* timed out, then answered */
 };
 
 struct lg_slot {
@@ -181,14 +181,14 @@ enum lg_phase {
 struct lg_track {
 	struct lg_slot *slots;
 	uint64_t mask;
-	uint64_t first_id;  /* first id of this run */
-	uint64_t next_id;   /* next id to issue */
-	uint64_t tail;      /* no unresolved id below this one */
-	uint64_t timeout;   /* ticks */
+	uint64_t first_id; /* first id of this run */
+	uint64_t next_id;  /* next id to issue */
+	uint64_t tail;     /* no unresolved id below this one */
+	uint64_t timeout;  /* ticks */
 	uint64_t outstanding;
 	uint64_t duplicates;
 	uint64_t unknown;
-	uint64_t evicted;   /* counted lost early: their slot was needed */
+	uint64_t evicted; /* counted lost early: their slot was needed */
 	struct lg_phase_counts phase[2];
 };
 
@@ -215,9 +215,8 @@ enum lg_match {
 /* Resolves id by a response (an error response if is_error). On
  * LG_MATCH_OK, *sent and *measured tell the request's send time and
  * phase. */
-enum lg_match lg_track_complete(struct lg_track *t, uint64_t id,
-				bool is_error, uint64_t *sent,
-				bool *measured);
+enum lg_match lg_track_complete(struct lg_track *t, uint64_t id, bool is_error,
+				uint64_t *sent, bool *measured);
 
 /* Counts requests sent more than the timeout before now as lost. */
 void lg_track_expire(struct lg_track *t, uint64_t now);
@@ -260,9 +259,9 @@ lg_track_unanswered(const struct lg_track *t)
  */
 enum lg_link_state {
 	LG_LINK_UP,
-	LG_LINK_DOWN,      /* seen down: stop polling; restart at next check */
-	LG_LINK_STARTING,  /* the port is stopped; start it until it starts */
-	LG_LINK_WAITING,   /* started: waiting for the peer's handshake */
+	LG_LINK_DOWN,     /* seen down: stop polling; restart at next check */
+	LG_LINK_STARTING, /* the port is stopped; start it until it starts */
+	LG_LINK_WAITING,  /* started: waiting for the peer's handshake */
 };
 
 enum lg_link_action {
@@ -314,9 +313,9 @@ void lg_link_started(struct lg_link *l, uint64_t now, bool ok);
 static inline uint64_t
 lg_link_down_for(const struct lg_link *l, uint64_t now)
 {
-	return l->state == LG_LINK_UP || now < l->down_since ?
-		       0 :
-		       now - l->down_since;
+	return l->state == LG_LINK_UP || now < l->down_since
+		       ? 0
+		       : now - l->down_since;
 }
 
 /*
@@ -332,30 +331,29 @@ lg_link_down_for(const struct lg_link *l, uint64_t now)
  */
 struct lg_slo_sample {
 	double p99_ns;
-	uint64_t lost;       /* without a successful response in time */
+	uint64_t lost; /* without a successful response in time */
 	double achieved_rps;
 };
 
-typedef int (*lg_measure_fn)(void *ctx, double rate,
-			     struct lg_slo_sample *s);
+typedef int (*lg_measure_fn)(void *ctx, double rate, struct lg_slo_sample *s);
 
 struct lg_slo_cfg {
 	double slo_ns;
-	double lo, hi;       /* offered rates */
+	double lo, hi; /* offered rates */
 	uint32_t iterations;
 };
 
 struct lg_slo_result {
 	double slo_ns;
-	bool found;          /* some point met the SLO */
-	bool at_max;         /* hi met it: the answer may lie above */
-	bool aborted;        /* measure asked to stop */
-	double max_rps;      /* highest achieved rate meeting the SLO */
+	bool found;              /* some point met the SLO */
+	bool at_max;             /* hi met it: the answer may lie above */
+	bool aborted;            /* measure asked to stop */
+	double max_rps;          /* highest achieved rate meeting the SLO */
 	double best_offered_rps; /* its offered rate */
 	double best_p99_ns;
-	double pass_rps;     /* final bracket of offered rates: passes */
-	double fail_rps;     /*   and fails (0: none failed) */
-	uint32_t points;     /* measurements made */
+	double pass_rps; /* final bracket of offered rates: passes */
+	double fail_rps; /*   and fails (0: none failed) */
+	uint32_t points; /* measurements made */
 };
 
 bool lg_slo_pass(const struct lg_slo_sample *s, double slo_ns);
@@ -368,43 +366,43 @@ int lg_slo_search(const struct lg_slo_cfg *cfg, lg_measure_fn measure,
  * of these per step.
  */
 struct lg_result {
-	uint32_t point;       /* index of the rate point in this run */
-	double target_rps;    /* offered; 0 in a closed loop */
-	double achieved_rps;  /* measured requests sent / measured send time */
-	double received_rps;  /* measured responses / measured send time */
-	double measured_s;    /* measured send time */
+	uint32_t point;      /* index of the rate point in this run */
+	double target_rps;   /* offered; 0 in a closed loop */
+	double achieved_rps; /* measured requests sent / measured send time */
+	double received_rps; /* measured responses / measured send time */
+	double measured_s;   /* measured send time */
 	struct lg_phase_counts measured;
 	struct lg_phase_counts warmup;
 	uint64_t duplicates;
 	uint64_t unknown;
 	uint64_t evicted;
 	uint64_t parse_errors;
-	uint64_t rx_other;     /* not responses: ARP, requests, other ports */
+	uint64_t rx_other;      /* not responses: ARP, requests, other ports */
 	uint64_t rx_extra_pkts; /* packets 1.. of multi-packet responses */
-	uint64_t ts_mismatch;  /* echoed client_ts did not match */
+	uint64_t ts_mismatch;   /* echoed client_ts did not match */
 	uint64_t tx_pkts;
-	uint64_t tx_stalls;    /* times the port (or the pool) stopped us */
-	uint64_t tx_dropped;   /* packets never sent (given up at the end) */
-	bool tx_gave_up;       /* stuck a whole timeout (or the link down
-				* longer than --link-wait): stopped sending */
-	uint64_t link_downs;   /* the link went down during the point */
+	uint64_t tx_stalls;     /* times the port (or the pool) stopped us */
+	uint64_t tx_dropped;    /* packets never sent (given up at the end) */
+	bool tx_gave_up;        /* stuck a whole timeout (or the link down
+				 * longer than --link-wait): stopped sending */
+	uint64_t link_downs;    /* the link went down during the point */
 	uint64_t port_restarts; /* the port restarted to reconnect */
-	uint64_t link_skipped; /* requests due while the link was down: not
-				* issued (not in sent) */
+	uint64_t link_skipped;  /* requests due while the link was down: not
+				 * issued (not in sent) */
 	/* Counters as they stood when the link first went down in this point
 	 * (valid: it did), so each side of the outage can be accounted
 	 * against the peer that served it. */
 	struct {
 		bool valid;
-		uint64_t sent;       /* issued, both phases */
-		uint64_t answered;   /* received + errors + late, both phases */
-		uint64_t lost;       /* both phases, the written off included */
+		uint64_t sent;     /* issued, both phases */
+		uint64_t answered; /* received + errors + late, both phases */
+		uint64_t lost;     /* both phases, the written off included */
 		uint64_t tx_pkts;
 		uint64_t tx_dropped; /* staged packets dropped at the loss */
 		uint64_t written_off;
 	} first_down;
-	uint64_t max_lag_ns;   /* latest a request left after its time */
-	uint64_t late_sends;   /* requests sent more than max_lag_us late */
+	uint64_t max_lag_ns; /* latest a request left after its time */
+	uint64_t late_sends; /* requests sent more than max_lag_us late */
 	bool behind;
 	bool interrupted;
 	const struct tlb_hist *hist; /* latency of measured responses, ns */
@@ -420,8 +418,7 @@ void lg_report_json(FILE *f, const struct lg_opts *o,
 
 /* The table of a sweep: one row per rate point. */
 void lg_table_header(FILE *f);
-void lg_table_row(FILE *f, const struct lg_opts *o,
-		  const struct lg_result *r);
+void lg_table_row(FILE *f, const struct lg_opts *o, const struct lg_result *r);
 
 /* CSV: the first nine columns are fixed (policy, offered_rps, achieved_rps,
  * p50_ns, p90_ns, p99_ns, p999_ns, max_ns, lost); more only ever follow. */

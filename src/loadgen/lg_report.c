@@ -45,20 +45,19 @@ lg_report_human(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 		fprintf(f, "rate: closed loop, window %u", o->window);
 	else
 		fprintf(f, "rate: target %.0f rps", r->target_rps);
-	fprintf(f,
-		", achieved %.1f rps, responses %.1f rps over %.3f s%s\n",
+	fprintf(f, ", achieved %.1f rps, responses %.1f rps over %.3f s%s\n",
 		finite_or_zero(r->achieved_rps),
 		finite_or_zero(r->received_rps), r->measured_s,
 		r->interrupted ? " (interrupted)" : "");
-	fprintf(f, "load: %s arrivals, hint %s, class %u, %u bytes in %u "
-		   "packet%s, %u flows",
+	fprintf(f,
+		"load: %s arrivals, hint %s, class %u, %u bytes in %u "
+		"packet%s, %u flows",
 		arrival_name(o->arrival), o->dist_spec, o->svc_class, o->size,
 		lg_pkts_per_msg(o->size, o->mtu),
 		lg_pkts_per_msg(o->size, o->mtu) == 1 ? "" : "s", o->flows);
 	if (o->src_ips > 1)
 		fprintf(f, " x %u source addresses", o->src_ips);
-	fprintf(f, "%s%s\n", o->label[0] != '\0' ? ", policy " : "",
-		o->label);
+	fprintf(f, "%s%s\n", o->label[0] != '\0' ? ", policy " : "", o->label);
 	fprintf(f,
 		"requests: sent %" PRIu64 ", received %" PRIu64
 		", errors %" PRIu64 ", lost %" PRIu64 " (late %" PRIu64 ")\n",
@@ -109,8 +108,8 @@ put_phase(FILE *f, const struct lg_phase_counts *p)
 {
 	fprintf(f,
 		"\"sent\":%" PRIu64 ",\"received\":%" PRIu64
-		",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"late\":%" PRIu64 ",\"written_off\":%" PRIu64,
+		",\"errors\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"late\":%" PRIu64
+		",\"written_off\":%" PRIu64,
 		p->sent, p->received, p->errors, p->lost, p->late,
 		p->written_off);
 }
@@ -142,16 +141,18 @@ lg_report_json(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 	put_str(f, o->label);
 	fprintf(f, ",\"point\":%u,\"offered_rps\":%.3f,", r->point,
 		r->target_rps);
-	fprintf(f, "\"target_rps\":%.3f,\"achieved_rps\":%.3f,"
-		   "\"received_rps\":%.3f,\"duration_s\":%.6f,"
-		   "\"warmup_s\":%.6f,",
+	fprintf(f,
+		"\"target_rps\":%.3f,\"achieved_rps\":%.3f,"
+		"\"received_rps\":%.3f,\"duration_s\":%.6f,"
+		"\"warmup_s\":%.6f,",
 		r->target_rps, finite_or_zero(r->achieved_rps),
 		finite_or_zero(r->received_rps), finite_or_zero(r->measured_s),
 		o->warmup_s);
 	fprintf(f, "\"arrival\":\"%s\",\"dist\":", arrival_name(o->arrival));
 	put_str(f, o->dist_spec);
-	fprintf(f, ",\"class\":%u,\"size\":%u,\"pkts_per_req\":%u,"
-		   "\"flows\":%u,\"src_ips\":%u,\"closed_loop\":%u,",
+	fprintf(f,
+		",\"class\":%u,\"size\":%u,\"pkts_per_req\":%u,"
+		"\"flows\":%u,\"src_ips\":%u,\"closed_loop\":%u,",
 		o->svc_class, o->size, lg_pkts_per_msg(o->size, o->mtu),
 		o->flows, o->src_ips, o->window);
 	put_phase(f, &r->measured);
@@ -187,12 +188,11 @@ lg_report_json(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 		fprintf(f,
 			"{\"sent\":%" PRIu64 ",\"answered\":%" PRIu64
 			",\"lost\":%" PRIu64 ",\"tx_pkts\":%" PRIu64
-			",\"tx_dropped\":%" PRIu64
-			",\"written_off\":%" PRIu64 "},",
+			",\"tx_dropped\":%" PRIu64 ",\"written_off\":%" PRIu64
+			"},",
 			r->first_down.sent, r->first_down.answered,
-			r->first_down.lost,
-			r->first_down.tx_pkts, r->first_down.tx_dropped,
-			r->first_down.written_off);
+			r->first_down.lost, r->first_down.tx_pkts,
+			r->first_down.tx_dropped, r->first_down.written_off);
 	else
 		fprintf(f, "null,");
 	fprintf(f, "\"warmup\":{");
@@ -209,13 +209,13 @@ put_notes(FILE *f, const struct lg_result *r)
 {
 	bool any = false;
 
-#define NOTE(cond, ...)                                                      \
-	do {                                                                 \
-		if (cond) {                                                  \
-			fputs(any ? "," : " ", f);                           \
-			fprintf(f, __VA_ARGS__);                             \
-			any = true;                                          \
-		}                                                            \
+#define NOTE(cond, ...)                                                        \
+	do {                                                                   \
+		if (cond) {                                                    \
+			fputs(any ? "," : " ", f);                             \
+			fprintf(f, __VA_ARGS__);                               \
+			any = true;                                            \
+		}                                                              \
 	} while (0)
 	NOTE(r->behind, "BEHIND");
 	NOTE(r->tx_gave_up, "tx-stopped");
@@ -253,9 +253,9 @@ lg_table_row(FILE *f, const struct lg_opts *o, const struct lg_result *r)
 		(double)tlb_hist_quantile(h, 0.50) / 1e3,
 		(double)tlb_hist_quantile(h, 0.90) / 1e3,
 		(double)tlb_hist_quantile(h, 0.99) / 1e3,
-		(double)tlb_hist_quantile(h, 0.999) / 1e3,
-		(double)h->max / 1e3, finite_or_zero(tlb_hist_mean(h)) / 1e3,
-		r->measured.sent, r->measured.lost);
+		(double)tlb_hist_quantile(h, 0.999) / 1e3, (double)h->max / 1e3,
+		finite_or_zero(tlb_hist_mean(h)) / 1e3, r->measured.sent,
+		r->measured.lost);
 	put_notes(f, r);
 	fputc('\n', f);
 }
@@ -352,11 +352,11 @@ lg_slo_csv_header(FILE *f)
 }
 
 void
-lg_slo_csv_row(FILE *f, const struct lg_opts *o,
-	       const struct lg_slo_result *s)
+lg_slo_csv_row(FILE *f, const struct lg_opts *o, const struct lg_slo_result *s)
 {
-	fprintf(f, "%s,%g,%.1f,%.3f,%d,%d,%.3f,%.0f,%.3f,%.3f,%u,%.3f,%.3f,%d,"
-		   "%s\n",
+	fprintf(f,
+		"%s,%g,%.1f,%.3f,%d,%d,%.3f,%.0f,%.3f,%.3f,%u,%.3f,%.3f,%d,"
+		"%s\n",
 		o->label, o->slo_multiple, s->slo_ns, s->max_rps,
 		s->found ? 1 : 0, s->at_max ? 1 : 0, s->best_offered_rps,
 		s->best_p99_ns, s->pass_rps, s->fail_rps, s->points,

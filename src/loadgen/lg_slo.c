@@ -23,7 +23,7 @@ static int
 probe(const struct lg_slo_cfg *cfg, lg_measure_fn measure, void *ctx,
       double rate, struct lg_slo_result *res)
 {
-	struct lg_slo_sample s = { 0 };
+	struct lg_slo_sample s = {0};
 
 	if (measure(ctx, rate, &s) != 0) {
 		res->aborted = true;
@@ -48,7 +48,7 @@ lg_slo_search(const struct lg_slo_cfg *cfg, lg_measure_fn measure, void *ctx,
 	double good = cfg->lo, bad = cfg->hi;
 	int rc;
 
-	*res = (struct lg_slo_result){ .slo_ns = cfg->slo_ns };
+	*res = (struct lg_slo_result){.slo_ns = cfg->slo_ns};
 	rc = probe(cfg, measure, ctx, good, res);
 	if (rc < 0)
 		return -1;

@@ -40,25 +40,25 @@
 
 RTE_LOG_REGISTER(lg_logtype, turbolb.loadgen, INFO);
 
-#define LG_LOG(level, fmt, ...)                                              \
-	rte_log(RTE_LOG_##level, lg_logtype, "turbolb.loadgen: " fmt "\n",   \
+#define LG_LOG(level, fmt, ...)                                                \
+	rte_log(RTE_LOG_##level, lg_logtype, "turbolb.loadgen: " fmt "\n",     \
 		##__VA_ARGS__)
 
 #define BURST 32
 /* Staging room for a burst of messages plus one message of the most
  * packets, so a message is always staged whole. */
-#define TX_CAP (BURST + TLB_RPC_MAX_PKTS)
-#define RX_DESC 1024
-#define TX_DESC 1024
+#define TX_CAP     (BURST + TLB_RPC_MAX_PKTS)
+#define RX_DESC    1024
+#define TX_DESC    1024
 #define POOL_CACHE 256
 /* Largest frame the RX path copies out of a chained mbuf for parsing. */
 #define RX_COPY_MAX (LG_MTU_MAX + 64)
 /* The link watch: checked this often, a restarted port that is still down
  * this long after its start is restarted again (turbolb-server's values),
  * and the loop naps this long per pass while the link is down. */
-#define LINK_CHECK_MS 20
+#define LINK_CHECK_MS      20
 #define LINK_START_WAIT_MS 2000
-#define LINK_DOWN_NAP_US 1000
+#define LINK_DOWN_NAP_US   1000
 
 /* Bumped by SIGINT/SIGTERM: the first stops sending, one more during the
  * wait for stragglers ends that too. */
@@ -79,9 +79,9 @@ struct lg_run {
 	const struct lg_opts *o;
 	uint16_t port;
 	struct lg_port *p;
-	uint64_t link_wait;    /* ticks: --link-wait */
-	uint64_t n_flows;      /* source ports x source addresses */
-	uint32_t src_ip;       /* first source address, host order */
+	uint64_t link_wait; /* ticks: --link-wait */
+	uint64_t n_flows;   /* source ports x source addresses */
+	uint32_t src_ip;    /* first source address, host order */
 	struct rte_mempool *pool;
 	struct tlb_frame_addrs addrs;
 	struct tlb_parse_opts popts;
@@ -93,18 +93,18 @@ struct lg_run {
 	uint32_t n_cores;
 
 	double ns_per_tick;
-	uint64_t start;        /* tick of schedule offset 0 */
-	double warm_ticks;     /* offsets below this are warm-up */
-	double end_ticks;      /* duration mode: offsets from here on stop */
-	uint64_t lag_bound;    /* ticks */
-	uint64_t max_lag;      /* ticks, measured requests only */
+	uint64_t start;     /* tick of schedule offset 0 */
+	double warm_ticks;  /* offsets below this are warm-up */
+	double end_ticks;   /* duration mode: offsets from here on stop */
+	uint64_t lag_bound; /* ticks */
+	uint64_t max_lag;   /* ticks, measured requests only */
 	uint32_t pkts_per_msg;
-	uint32_t room;         /* payload bytes per packet */
+	uint32_t room; /* payload bytes per packet */
 
 	bool sending;
-	uint64_t send_end;     /* tick the send phase ended */
+	uint64_t send_end; /* tick the send phase ended */
 	uint64_t last_send;
-	bool stalled;          /* the port or the pool refuses us */
+	bool stalled; /* the port or the pool refuses us */
 	uint64_t stall_since;
 
 	struct rte_mbuf *tx[TX_CAP];
@@ -140,7 +140,7 @@ find_port(const char *name, uint16_t *id)
 {
 	if (name == NULL) {
 		RTE_ETH_FOREACH_DEV(*id)
-			return 0;
+		return 0;
 		LG_LOG(ERR, "no ethdev port; give one to the EAL, e.g. "
 			    "--vdev=net_memif0,role=client,socket=PATH,"
 			    "socket-abstract=no");
@@ -150,7 +150,8 @@ find_port(const char *name, uint16_t *id)
 			     rte_eth_dev_is_valid_port, id) == 0)
 		return 0;
 	LG_LOG(ERR, "no port named '%s'; available:", name);
-	RTE_ETH_FOREACH_DEV(*id) {
+	RTE_ETH_FOREACH_DEV(*id)
+	{
 		char n[RTE_ETH_NAME_MAX_LEN];
 
 		if (rte_eth_dev_get_name_by_port(*id, n) == 0)
@@ -186,8 +187,9 @@ port_restart(struct lg_port *p, uint64_t now)
 	if (rc != 0) {
 		/* Every 5 s or so: the peer may be down for long. */
 		if (p->link.start_failures % 250 == 0)
-			LG_LOG(WARNING, "port %u: start: %s; retrying every "
-					"%d ms (is the peer up?)",
+			LG_LOG(WARNING,
+			       "port %u: start: %s; retrying every "
+			       "%d ms (is the peer up?)",
 			       p->id, rte_strerror(-rc), LINK_CHECK_MS);
 		lg_link_started(&p->link, now, false);
 		return;
@@ -237,8 +239,9 @@ wait_link(struct lg_port *p, double seconds)
 			port_prime(p);
 			return 0;
 		case LG_LINK_RESTART:
-			LG_LOG(WARNING, "port %u: link still down %d ms after "
-					"its start: restarting it",
+			LG_LOG(WARNING,
+			       "port %u: link still down %d ms after "
+			       "its start: restarting it",
 			       p->id, LINK_START_WAIT_MS);
 			port_restart(p, now);
 			break;
@@ -249,8 +252,9 @@ wait_link(struct lg_port *p, double seconds)
 			break;
 		rte_delay_ms(LINK_CHECK_MS);
 	}
-	LG_LOG(ERR, "port %u: link still down after %.1f s (is the peer, "
-		    "e.g. the memif server, running?)",
+	LG_LOG(ERR,
+	       "port %u: link still down after %.1f s (is the peer, "
+	       "e.g. the memif server, running?)",
 	       p->id, seconds);
 	return -1;
 }
@@ -320,8 +324,9 @@ port_setup(const struct lg_opts *o, struct lg_port *p)
 	if (rc != 0) {
 		/* memif clients fail here when the server's socket is not
 		 * there yet, with an unhelpful errno. */
-		LG_LOG(ERR, "port %u (%s): start failed: %s; is the peer up "
-			    "(for memif: the server and its socket)?",
+		LG_LOG(ERR,
+		       "port %u (%s): start failed: %s; is the peer up "
+		       "(for memif: the server and its socket)?",
 		       p->id, info.device ? rte_dev_name(info.device) : "?",
 		       rte_strerror(-rc));
 		return -1;
@@ -336,8 +341,8 @@ port_setup(const struct lg_opts *o, struct lg_port *p)
 	rc = rte_eth_macaddr_get(p->id, &p->mac);
 	if (rc != 0)
 		memset(&p->mac, 0, sizeof(p->mac));
-	LG_LOG(INFO, "port %u: %u rx/%u tx descriptors, %u mbufs", p->id,
-	       rxd, txd, n_mbufs);
+	LG_LOG(INFO, "port %u: %u rx/%u tx descriptors, %u mbufs", p->id, rxd,
+	       txd, n_mbufs);
 	/* DPDK 22.11's memif client stays down once its peer left, and
 	 * after a handshake its peer refused: that port is restarted until
 	 * the peer is back. */
@@ -373,8 +378,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, struct lg_port *p,
 {
 	bool closed = o->arrival == LG_ARRIVAL_CLOSED;
 	double hz = (double)rte_get_tsc_hz();
-	uint64_t window = closed ? lg_track_window_n(o->window) :
-				   lg_track_window(rate, o->timeout_ms);
+	uint64_t window = closed ? lg_track_window_n(o->window)
+				 : lg_track_window(rate, o->timeout_ms);
 
 	memset(r, 0, offsetof(struct lg_run, rx_copy));
 	r->o = o;
@@ -384,8 +389,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, struct lg_port *p,
 	r->pool = p->pool;
 	r->n_flows = (uint64_t)o->flows * o->src_ips;
 	r->src_ip = (uint32_t)o->src_ip[0] << 24 |
-		    (uint32_t)o->src_ip[1] << 16 |
-		    (uint32_t)o->src_ip[2] << 8 | o->src_ip[3];
+		    (uint32_t)o->src_ip[1] << 16 | (uint32_t)o->src_ip[2] << 8 |
+		    o->src_ip[3];
 
 	memcpy(r->addrs.src_mac,
 	       o->has_src_mac ? o->src_mac : p->mac.addr_bytes,
@@ -420,8 +425,8 @@ run_init(struct lg_run *r, const struct lg_opts *o, struct lg_port *p,
 
 	r->ns_per_tick = 1e9 / hz;
 	r->warm_ticks = o->warmup_s * hz;
-	r->end_ticks = o->requests != 0 ? INFINITY :
-					  (o->warmup_s + o->duration_s) * hz;
+	r->end_ticks = o->requests != 0 ? INFINITY
+					: (o->warmup_s + o->duration_s) * hz;
 	r->lag_bound = (uint64_t)((double)o->max_lag_us * 1e-6 * hz);
 	r->pkts_per_msg = lg_pkts_per_msg(o->size, o->mtu);
 	r->room = lg_payload_room(o->mtu);
@@ -482,8 +487,9 @@ give_up(struct lg_run *r, uint64_t now)
 
 	memset(&link, 0, sizeof(link));
 	rte_eth_link_get_nowait(r->port, &link);
-	LG_LOG(WARNING, "port %u: sender stuck for %u ms (port full or no "
-			"mbufs; link %s): stopping early",
+	LG_LOG(WARNING,
+	       "port %u: sender stuck for %u ms (port full or no "
+	       "mbufs; link %s): stopping early",
 	       r->port, r->o->timeout_ms,
 	       link.link_status == RTE_ETH_LINK_UP ? "up" : "down");
 	if (now > due && now - due > r->max_lag)
@@ -518,20 +524,20 @@ link_lost(struct lg_run *r)
 
 		r->res.first_down.valid = true;
 		r->res.first_down.sent = w->sent + m->sent;
-		r->res.first_down.answered = w->received + w->errors +
-					     w->late + m->received +
-					     m->errors + m->late;
+		r->res.first_down.answered = w->received + w->errors + w->late +
+					     m->received + m->errors + m->late;
 		r->res.first_down.lost = w->lost + m->lost;
 		r->res.first_down.tx_pkts = r->res.tx_pkts;
 		r->res.first_down.tx_dropped = r->res.tx_dropped;
 		r->res.first_down.written_off = n;
 	}
-	LG_LOG(WARNING, "port %u: link down (peer gone?): %" PRIu64
-			" requests in flight written off%s",
+	LG_LOG(WARNING,
+	       "port %u: link down (peer gone?): %" PRIu64
+	       " requests in flight written off%s",
 	       p->id, n,
 	       p->link.reconnects ? "; restarting the port until the peer "
-				    "is back" :
-				    "; waiting for it");
+				    "is back"
+				  : "; waiting for it");
 }
 
 static unsigned int rx_step(struct lg_run *r);
@@ -583,8 +589,9 @@ link_down_step(struct lg_run *r, uint64_t now)
 	if (likely(lg_link_up(l)))
 		return false;
 	if (lg_link_down_for(l, now) > r->link_wait) {
-		LG_LOG(WARNING, "port %u: link down longer than --link-wait "
-				"%.1f s: stopping early",
+		LG_LOG(WARNING,
+		       "port %u: link down longer than --link-wait "
+		       "%.1f s: stopping early",
 		       r->port, r->o->link_wait_s);
 		r->res.tx_gave_up = true;
 		r->sending = false;
@@ -636,8 +643,8 @@ build_msg(struct lg_run *r, uint64_t now, bool measured)
 	h.svc_class = o->svc_class;
 	h.req_id = lg_track_issue(&r->track, now, measured);
 	h.pkt_cnt = (uint16_t)r->pkts_per_msg;
-	h.svc_hint_ns = hint >= (double)UINT32_MAX ? UINT32_MAX :
-						     (uint32_t)llround(hint);
+	h.svc_hint_ns = hint >= (double)UINT32_MAX ? UINT32_MAX
+						   : (uint32_t)llround(hint);
 	h.client_ts = now;
 	/* All packets of a message on one flow: the balancer keeps a
 	 * message together by client address, port and id. */
@@ -660,8 +667,8 @@ build_msg(struct lg_run *r, uint64_t now, bool measured)
 		h.pkt_idx = (uint16_t)i;
 		/* Payload bytes are zeros: the server only needs the count. */
 		len = tlb_build_frame(rte_pktmbuf_mtod(m[i], void *),
-				      rte_pktmbuf_tailroom(m[i]), &r->addrs,
-				      &h, NULL, plen);
+				      rte_pktmbuf_tailroom(m[i]), &r->addrs, &h,
+				      NULL, plen);
 		/* Cannot fail: the pool's buffers fit --mtu (port_setup). */
 		RTE_VERIFY(len != 0);
 		m[i]->data_len = (uint16_t)len;
@@ -703,10 +710,10 @@ tx_step(struct lg_run *r, uint64_t now)
 			 * have gone out (or the set duration), not until the
 			 * last one did: else the achieved rate would count
 			 * one gap too few. Later than that if we were late. */
-			uint64_t end = r->start +
-				       (uint64_t)(off < r->end_ticks ?
-							  off :
-							  r->end_ticks);
+			uint64_t end =
+				r->start + (uint64_t)(off < r->end_ticks
+							      ? off
+							      : r->end_ticks);
 
 			r->sending = false;
 			r->send_end = RTE_MAX(r->last_send, end);
@@ -975,8 +982,9 @@ run_loop(struct lg_run *r, bool more)
 
 	run_result(r);
 	if (r->track.evicted != 0)
-		LG_LOG(WARNING, "%" PRIu64 " requests counted lost early: the "
-				"request window (%" PRIu64 ") was too small",
+		LG_LOG(WARNING,
+		       "%" PRIu64 " requests counted lost early: the "
+		       "request window (%" PRIu64 ") was too small",
 		       r->track.evicted, r->track.mask + 1);
 }
 
@@ -1002,7 +1010,7 @@ struct lg_ctx {
 	struct lg_port *port;
 	struct lg_run *run;
 	FILE *csv;
-	uint64_t next_id;  /* one id space over all points */
+	uint64_t next_id; /* one id space over all points */
 	uint32_t point;
 	uint32_t n_points; /* known in a sweep; 0 in a search */
 	bool table;        /* human output as a table, one row per point */
@@ -1026,12 +1034,13 @@ measure_point(struct lg_ctx *c, double rate, struct lg_slo_sample *s)
 	}
 	cli_progress_clear(&c->progress);
 	if (o->arrival == LG_ARRIVAL_CLOSED)
-		LG_LOG(INFO, "point %u: closed loop, window %u, %" PRIu64
-			     " request slots",
+		LG_LOG(INFO,
+		       "point %u: closed loop, window %u, %" PRIu64
+		       " request slots",
 		       c->point, o->window, run->track.mask + 1);
 	else
-		LG_LOG(INFO, "point %u: %.0f rps (%s), %" PRIu64
-			     " request slots",
+		LG_LOG(INFO,
+		       "point %u: %.0f rps (%s), %" PRIu64 " request slots",
 		       c->point, rate,
 		       o->arrival == LG_ARRIVAL_FIXED ? "fixed" : "poisson",
 		       run->track.mask + 1);
@@ -1125,8 +1134,9 @@ run_points(struct lg_ctx *c, FILE *slo_csv)
 		.hi = o->rate_max,
 		.iterations = o->slo_iterations,
 	};
-	LG_LOG(INFO, "SLO search: p99 <= %.0f ns between %.0f and %.0f rps, "
-		     "%u bisection steps",
+	LG_LOG(INFO,
+	       "SLO search: p99 <= %.0f ns between %.0f and %.0f rps, "
+	       "%u bisection steps",
 	       cfg.slo_ns, cfg.lo, cfg.hi, cfg.iterations);
 	/* Both bounds, then at most one probe per bisection step. */
 	cli_progress_start(&c->progress, stderr, o->quiet, "SLO search",
@@ -1148,9 +1158,9 @@ run_points(struct lg_ctx *c, FILE *slo_csv)
 int
 main(int argc, char **argv)
 {
-	static struct lg_run run; /* big: the RX copy buffer lives in it */
+	static struct lg_run run;   /* big: the RX copy buffer lives in it */
 	static struct lg_opts opts; /* big: the rate list lives in it */
-	struct lg_port port = { 0 };
+	struct lg_port port = {0};
 	struct lg_ctx ctx;
 	FILE *csv = NULL, *slo_csv = NULL;
 	int sep = find_app_args(argc, argv);
@@ -1202,8 +1212,9 @@ main(int argc, char **argv)
 	}
 	if (port_setup(&opts, &port) != 0)
 		goto out;
-	LG_LOG(INFO, "port %u: hint %s, %u packet%s per request, %" PRIu64
-		     " flows, %u rate point%s%s, TSC %.3f MHz",
+	LG_LOG(INFO,
+	       "port %u: hint %s, %u packet%s per request, %" PRIu64
+	       " flows, %u rate point%s%s, TSC %.3f MHz",
 	       port.id, opts.dist_spec, lg_pkts_per_msg(opts.size, opts.mtu),
 	       lg_pkts_per_msg(opts.size, opts.mtu) == 1 ? "" : "s",
 	       (uint64_t)opts.flows * opts.src_ips, opts.n_rates,
@@ -1224,8 +1235,9 @@ main(int argc, char **argv)
 out:
 	port_teardown(&port);
 	if (lg_unmap_waits != 0)
-		LG_LOG(INFO, "%" PRIu64 " unmaps waited for a burst to end "
-			     "(the memif disconnect race, avoided)",
+		LG_LOG(INFO,
+		       "%" PRIu64 " unmaps waited for a burst to end "
+		       "(the memif disconnect race, avoided)",
 		       lg_unmap_waits);
 	rte_eal_cleanup();
 out_files:

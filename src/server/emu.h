@@ -21,19 +21,19 @@
 
 /* One admitted request: what the caller needs when it completes. */
 struct emu_req {
-	uint64_t done;	  /* TSC time its service ends */
-	void *item;	  /* the caller's (the response frame) */
+	uint64_t done;    /* TSC time its service ends */
+	void *item;       /* the caller's (the response frame) */
 	uint32_t work_ns; /* the request's work hint, for its credit */
 	uint32_t svc_ns;  /* its service time, for its credit */
 };
 
 struct emu_core {
 	uint64_t next_free; /* completion of the last admitted request */
-	uint64_t busy;	    /* sum of the service times admitted */
+	uint64_t busy;      /* sum of the service times admitted */
 	uint64_t admitted;
-	uint32_t head;	/* oldest request */
+	uint32_t head;  /* oldest request */
 	uint32_t count; /* requests admitted, not yet taken */
-	uint32_t mask;	/* depth - 1 */
+	uint32_t mask;  /* depth - 1 */
 	struct emu_req *ring;
 };
 

@@ -42,10 +42,9 @@ emu_admit_frame(struct srv_core *c, struct rte_mbuf *m, uint64_t now)
 	r.svc_ns = emu_svc_ns(&p);
 	r.work_ns = p.hdr.work_ns;
 	r.item = m;
-	out_len = tlb_make_response(rte_pktmbuf_mtod(m, void *),
-				    rte_pktmbuf_data_len(m), &p,
-				    TLB_MSG_RESPONSE, TLB_RPC_ST_OK,
-				    (uint16_t)c->idx, r.svc_ns, 0);
+	out_len = tlb_make_response(
+		rte_pktmbuf_mtod(m, void *), rte_pktmbuf_data_len(m), &p,
+		TLB_MSG_RESPONSE, TLB_RPC_ST_OK, (uint16_t)c->idx, r.svc_ns, 0);
 	if (unlikely(out_len == 0)) {
 		c->st.resp_err++;
 		rte_pktmbuf_free(m);
@@ -158,7 +157,8 @@ emu_loop(void *arg)
 
 	(void)arg;
 	for (uint32_t i = 0; i < conf.n_cores; i++) {
-		SRV_LOG(INFO, "core %u (emulated) on lcore %u polls port %s queue %u",
+		SRV_LOG(INFO,
+			"core %u (emulated) on lcore %u polls port %s queue %u",
 			cores[i].idx, cores[i].lcore, cores[i].port->name,
 			cores[i].queue);
 		tlb_host_set_running(cores[i].credit, true);
@@ -180,8 +180,11 @@ emu_loop(void *arg)
 		now = rte_rdtsc();
 		sleep_us = conf.idle_sleep_us;
 		if (next != UINT64_MAX)
-			sleep_us = next <= now ? 0 :
-				RTE_MIN(sleep_us, (next - now) / cycles_per_us);
+			sleep_us =
+				next <= now
+					? 0
+					: RTE_MIN(sleep_us,
+						  (next - now) / cycles_per_us);
 		if (sleep_us == 0)
 			continue;
 		rte_delay_us_sleep((unsigned int)sleep_us);

@@ -12,16 +12,16 @@
 #include "server.h"
 
 /* kv: see docs/host-integration.md */
-#define KV_OP_GET 1
-#define KV_OP_PUT 2
-#define KV_OP_DEL 3
-#define KV_HDR_LEN 3		/* op (1) + key length (2, big endian) */
+#define KV_OP_GET  1
+#define KV_OP_PUT  2
+#define KV_OP_DEL  3
+#define KV_HDR_LEN 3 /* op (1) + key length (2, big endian) */
 #define KV_KEY_MAX 64
 #define KV_VAL_MAX 1024
-#define KV_SEED 0x746c626bu
+#define KV_SEED    0x746c626bu
 
 struct kv_entry {
-	uint16_t klen;		/* 0: free */
+	uint16_t klen; /* 0: free */
 	uint16_t vlen;
 	uint8_t key[KV_KEY_MAX];
 	uint8_t val[KV_VAL_MAX];
@@ -35,7 +35,7 @@ struct kv_set {
 } __rte_cache_aligned;
 
 struct kv_table {
-	uint32_t n_sets;	/* power of two */
+	uint32_t n_sets; /* power of two */
 	uint32_t mask;
 	struct kv_set *sets;
 };
@@ -93,8 +93,8 @@ rd_be16(const uint8_t *p)
  * GET into the frame. Returns the response's RPC status and sets *type and
  * *resp_len (payload bytes). */
 uint16_t
-kv_exec(struct core_stats *cs, struct rte_mbuf *m,
-	const struct tlb_parsed *p, enum tlb_msg_type *type, uint16_t *resp_len)
+kv_exec(struct core_stats *cs, struct rte_mbuf *m, const struct tlb_parsed *p,
+	enum tlb_msg_type *type, uint16_t *resp_len)
 {
 	uint8_t *pl = rte_pktmbuf_mtod_offset(m, uint8_t *, p->payload_off);
 	uint16_t len = p->hdr.payload_len;
@@ -110,8 +110,7 @@ kv_exec(struct core_stats *cs, struct rte_mbuf *m,
 		goto bad;
 	op = pl[0];
 	klen = rd_be16(pl + 1);
-	if (unlikely(klen == 0 || klen > KV_KEY_MAX ||
-		     klen > len - KV_HDR_LEN))
+	if (unlikely(klen == 0 || klen > KV_KEY_MAX || klen > len - KV_HDR_LEN))
 		goto bad;
 	key = pl + KV_HDR_LEN;
 	val = key + klen;

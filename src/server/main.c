@@ -77,21 +77,26 @@ credit_setup(void)
 		if (force_quit)
 			return -1;
 		if (tries % 100 == 0)
-			SRV_LOG(WARNING, "--credit-ring: %s; retrying every 100 ms until a signal",
+			SRV_LOG(WARNING,
+				"--credit-ring: %s; retrying every 100 ms "
+				"until a signal",
 				err);
 		rte_delay_us_sleep(100 * 1000);
 	}
 	ring_cores = tlb_host_n_cores(host);
 	if (ring_cores < conf.n_cores) {
-		SRV_LOG(ERR, "credit ring %s has %u cores, fewer than --cores %u: the daemon's host_cores and the server must agree",
+		SRV_LOG(ERR,
+			"credit ring %s has %u cores, fewer than --cores %u: "
+			"the daemon's host_cores and the server must agree",
 			conf.credit_ring, ring_cores, conf.n_cores);
 		return -1;
 	}
 	for (uint32_t i = 0; i < conf.n_cores; i++)
 		cores[i].credit = tlb_host_core(host, i);
-	SRV_LOG(INFO, "credit ring %s attached: %u cores, host epoch %" PRIu64 ", batch %u",
-		conf.credit_ring, ring_cores, tlb_host_epoch(host),
-		conf.batch);
+	SRV_LOG(INFO,
+		"credit ring %s attached: %u cores, host epoch %" PRIu64
+		", batch %u",
+		conf.credit_ring, ring_cores, tlb_host_epoch(host), conf.batch);
 	return 0;
 }
 
@@ -106,12 +111,15 @@ credit_watch(void)
 	if (host == NULL || !tlb_host_stale(host))
 		return;
 	if (!failing)
-		SRV_LOG(WARNING, "credit ring %s went stale (turbolbd restarted?): reattaching",
+		SRV_LOG(WARNING,
+			"credit ring %s went stale (turbolbd restarted?): "
+			"reattaching",
 			conf.credit_ring);
 	if (tlb_host_reattach(host, err, sizeof(err)) == 0) {
 		reattaches++;
 		failing = false;
-		SRV_LOG(NOTICE, "credit ring %s reattached, host epoch %" PRIu64,
+		SRV_LOG(NOTICE,
+			"credit ring %s reattached, host epoch %" PRIu64,
 			conf.credit_ring, tlb_host_epoch(host));
 		return;
 	}
@@ -170,9 +178,14 @@ main(int argc, char **argv)
 	need_workers = conf.mode == MODE_EMULATE ? 1 : conf.n_cores;
 	if (conf.n_cores == 0 || n_workers < need_workers) {
 		if (conf.mode == MODE_EMULATE)
-			SRV_LOG(ERR, "--mode emulate needs one EAL worker lcore, the EAL has none (e.g. --lcores=0@0,1@1)");
+			SRV_LOG(ERR,
+				"--mode emulate needs one EAL worker lcore, "
+				"the EAL has none (e.g. --lcores=0@0,1@1)");
 		else
-			SRV_LOG(ERR, "--cores %u needs as many EAL worker lcores, the EAL has %u (map lcores to CPUs, e.g. --lcores=0@0,(1-%u)@1)",
+			SRV_LOG(ERR,
+				"--cores %u needs as many EAL worker lcores, "
+				"the EAL has %u (map lcores to CPUs, e.g. "
+				"--lcores=0@0,(1-%u)@1)",
 				conf.n_cores, n_workers,
 				conf.n_cores == 0 ? 1 : conf.n_cores);
 		goto out_eal;
@@ -186,7 +199,8 @@ main(int argc, char **argv)
 		goto out_eal;
 	}
 	i = 0;
-	RTE_LCORE_FOREACH_WORKER(lcore) {
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
 		if (i == need_workers)
 			break;
 		cores[i].idx = i;
@@ -199,7 +213,9 @@ main(int argc, char **argv)
 	}
 	for (i = 0; conf.mode == MODE_EMULATE && i < conf.n_cores; i++) {
 		if (emu_core_init(&cores[i].emu, conf.emu_depth) < 0) {
-			SRV_LOG(ERR, "out of memory for %u emulated cores of depth %u",
+			SRV_LOG(ERR,
+				"out of memory for %u emulated cores of depth "
+				"%u",
 				conf.n_cores, conf.emu_depth);
 			goto out_cores;
 		}
@@ -214,16 +230,19 @@ main(int argc, char **argv)
 	if (find_ports() < 0 || ports_setup() < 0)
 		goto out_port;
 
-	SRV_LOG(INFO, "serving: mode %s, %u cores on %u port%s, UDP port %u%s, idle sleep %u us",
+	SRV_LOG(INFO,
+		"serving: mode %s, %u cores on %u port%s, UDP port %u%s, idle "
+		"sleep %u us",
 		mode_names[conf.mode], conf.n_cores, n_ports,
-		n_ports == 1 ? "" : "s",
-		conf.popts.udp_ports[0],
+		n_ports == 1 ? "" : "s", conf.popts.udp_ports[0],
 		conf.popts.n_udp_ports > 1 ? " (and more)" : "",
 		conf.idle_sleep_us);
 	if (conf.mode == MODE_EMULATE) {
 		ret = rte_eal_remote_launch(emu_loop, NULL, cores[0].lcore);
 		if (ret != 0) {
-			SRV_LOG(ERR, "cannot launch the emulated cores on lcore %u: %s",
+			SRV_LOG(ERR,
+				"cannot launch the emulated cores on lcore %u: "
+				"%s",
 				cores[0].lcore, rte_strerror(-ret));
 			force_quit = true;
 		}
@@ -232,8 +251,8 @@ main(int argc, char **argv)
 		ret = rte_eal_remote_launch(core_loop, &cores[i],
 					    cores[i].lcore);
 		if (ret != 0) {
-			SRV_LOG(ERR, "cannot launch core %u on lcore %u: %s",
-				i, cores[i].lcore, rte_strerror(-ret));
+			SRV_LOG(ERR, "cannot launch core %u on lcore %u: %s", i,
+				cores[i].lcore, rte_strerror(-ret));
 			force_quit = true;
 			break;
 		}

@@ -24,30 +24,49 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"Usage: %s [EAL args] -- --cores N [options]\n"
-		"  --cores N            logical cores (RX/TX queue pairs), one per EAL worker lcore\n"
-		"                       (--mode emulate: all on the first worker lcore)\n"
-		"  --port NAME          ethdev port name or id (default: the first port)\n"
-		"  --port-per-core      core i polls queue 0 of port i (one VF per core): N ports,\n"
-		"                       the --port names in order or else the first N ports\n"
+		"  --cores N            logical cores (RX/TX queue pairs), one "
+		"per EAL worker lcore\n"
+		"                       (--mode emulate: all on the first "
+		"worker lcore)\n"
+		"  --port NAME          ethdev port name or id (default: the "
+		"first port)\n"
+		"  --port-per-core      core i polls queue 0 of port i (one VF "
+		"per core): N ports,\n"
+		"                       the --port names in order or else the "
+		"first N ports\n"
 		"  --mode spin|kv|emulate\n"
-		"                       spin: busy-wait svc_hint_ns (default); kv: GET/PUT/DEL table;\n"
-		"                       emulate: every logical core an emulated FIFO server on one\n"
-		"                       worker lcore, busy for svc_hint_ns in TSC time\n"
-		"  --credit-ring NAME   report completions to turbolbd through this credit ring\n"
-		"  --batch B            completions per credit record (default %u)\n"
-		"  --idle-sleep-us U    sleep U us after an empty RX burst (default 0: busy poll)\n"
+		"                       spin: busy-wait svc_hint_ns (default); "
+		"kv: GET/PUT/DEL table;\n"
+		"                       emulate: every logical core an "
+		"emulated FIFO server on one\n"
+		"                       worker lcore, busy for svc_hint_ns in "
+		"TSC time\n"
+		"  --credit-ring NAME   report completions to turbolbd through "
+		"this credit ring\n"
+		"  --batch B            completions per credit record (default "
+		"%u)\n"
+		"  --idle-sleep-us U    sleep U us after an empty RX burst "
+		"(default 0: busy poll)\n"
 		"  --udp-port P         RPC UDP port, repeatable (default %u)\n"
-		"  --stats FILE         write the final JSON stats to FILE instead of stdout\n"
+		"  --stats FILE         write the final JSON stats to FILE "
+		"instead of stdout\n"
 		"  --kv-capacity N      kv table entries (default %u)\n"
-		"  --max-spin-us U      cap on one spin or emulated request (default %u)\n"
-		"  --emu-depth N        emulate: requests held per core, a power of two (default %u)\n"
+		"  --max-spin-us U      cap on one spin or emulated request "
+		"(default %u)\n"
+		"  --emu-depth N        emulate: requests held per core, a "
+		"power of two (default %u)\n"
 		"  --emu-arrival poll|sent\n"
-		"                       emulate: a request arrives when the worker reads it (poll,\n"
-		"                       default) or when the client sent it (sent: its client_ts,\n"
-		"                       for a client on this machine, sharing its TSC)\n"
+		"                       emulate: a request arrives when the "
+		"worker reads it (poll,\n"
+		"                       default) or when the client sent it "
+		"(sent: its client_ts,\n"
+		"                       for a client on this machine, sharing "
+		"its TSC)\n"
 		"  --help               this text\n"
 		"Example: %s --no-huge -m 256 --lcores=0@0,(1-4)@1 \\\n"
-		"    --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no \\\n"
+		"    "
+		"--vdev=net_memif0,role=client,socket=/run/turbolb/"
+		"host.sock,socket-abstract=no \\\n"
 		"    -- --cores 4 --credit-ring /turbolb-credits\n",
 		prog, TLB_HOST_BATCH_DEFAULT, DEFAULT_UDP_PORT,
 		DEFAULT_KV_CAPACITY, DEFAULT_MAX_SPIN_US, DEFAULT_EMU_DEPTH,
@@ -63,8 +82,8 @@ parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max,
 
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v < min || v > max) {
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min ||
+	    v > max) {
 		SRV_LOG(ERR, "%s: '%s' is not a number in %u..%u", opt, s, min,
 			max);
 		return -1;
@@ -146,7 +165,9 @@ parse_args(int argc, char **argv)
 			} else if (strcmp(optarg, "emulate") == 0) {
 				conf.mode = MODE_EMULATE;
 			} else {
-				SRV_LOG(ERR, "--mode: '%s' is not one of spin, kv, emulate",
+				SRV_LOG(ERR,
+					"--mode: '%s' is not one of spin, kv, "
+					"emulate",
 					optarg);
 				return -1;
 			}
@@ -193,7 +214,8 @@ parse_args(int argc, char **argv)
 				      &conf.emu_depth) < 0)
 				return -1;
 			if ((conf.emu_depth & (conf.emu_depth - 1)) != 0) {
-				SRV_LOG(ERR, "--emu-depth: %u is not a power of two",
+				SRV_LOG(ERR,
+					"--emu-depth: %u is not a power of two",
 					conf.emu_depth);
 				return -1;
 			}
@@ -204,7 +226,9 @@ parse_args(int argc, char **argv)
 			} else if (strcmp(optarg, "sent") == 0) {
 				conf.emu_arrival_sent = true;
 			} else {
-				SRV_LOG(ERR, "--emu-arrival: '%s' is neither poll nor sent",
+				SRV_LOG(ERR,
+					"--emu-arrival: '%s' is neither poll "
+					"nor sent",
 					optarg);
 				return -1;
 			}
@@ -222,7 +246,9 @@ parse_args(int argc, char **argv)
 		return -1;
 	}
 	if (!conf.port_per_core && conf.n_port_names > 1) {
-		SRV_LOG(ERR, "--port given %u times: one port serves every core unless --port-per-core is given",
+		SRV_LOG(ERR,
+			"--port given %u times: one port serves every core "
+			"unless --port-per-core is given",
 			conf.n_port_names);
 		return -1;
 	}

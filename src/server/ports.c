@@ -22,7 +22,8 @@ list_ports(void)
 	uint16_t pid;
 
 	SRV_LOG(ERR, "ports are:");
-	RTE_ETH_FOREACH_DEV(pid) {
+	RTE_ETH_FOREACH_DEV(pid)
+	{
 		if (rte_eth_dev_get_name_by_port(pid, name) == 0)
 			SRV_LOG(ERR, "  %u: %s", pid, name);
 	}
@@ -58,18 +59,26 @@ find_ports(void)
 	uint16_t pid;
 
 	if (avail == 0) {
-		SRV_LOG(ERR, "no ethdev port: give one in the EAL args, e.g. --vdev=net_memif0,role=client,socket=/run/turbolb/host.sock,socket-abstract=no");
+		SRV_LOG(ERR, "no ethdev port: give one in the EAL args, e.g. "
+			     "--vdev=net_memif0,role=client,socket=/run/"
+			     "turbolb/host.sock,socket-abstract=no");
 		return -1;
 	}
 	n_ports = conf.port_per_core ? conf.n_cores : 1;
 	if (conf.port_per_core && conf.n_port_names != 0 &&
 	    conf.n_port_names != conf.n_cores) {
-		SRV_LOG(ERR, "--port-per-core: --port given %u times for --cores %u: name one port per core, or none for the first %u ports",
+		SRV_LOG(ERR,
+			"--port-per-core: --port given %u times for --cores "
+			"%u: name one port per core, or none for the first %u "
+			"ports",
 			conf.n_port_names, conf.n_cores, conf.n_cores);
 		return -1;
 	}
 	if (conf.n_port_names == 0 && avail < n_ports) {
-		SRV_LOG(ERR, "--port-per-core: --cores %u needs %u ports, the EAL has %u (one --vdev, or one VF on the allow list, per core)",
+		SRV_LOG(ERR,
+			"--port-per-core: --cores %u needs %u ports, the EAL "
+			"has %u (one --vdev, or one VF on the allow list, per "
+			"core)",
 			conf.n_cores, n_ports, avail);
 		list_ports();
 		return -1;
@@ -82,7 +91,8 @@ find_ports(void)
 	if (conf.n_port_names == 0) {
 		uint32_t i = 0;
 
-		RTE_ETH_FOREACH_DEV(pid) {
+		RTE_ETH_FOREACH_DEV(pid)
+		{
 			if (i == n_ports)
 				break;
 			ports[i++].id = pid;
@@ -99,7 +109,9 @@ find_ports(void)
 			snprintf(p->name, sizeof(p->name), "%u", p->id);
 		for (uint32_t j = 0; j < i; j++) {
 			if (ports[j].id == p->id) {
-				SRV_LOG(ERR, "--port: %s named twice: each core needs a port of its own",
+				SRV_LOG(ERR,
+					"--port: %s named twice: each core "
+					"needs a port of its own",
 					p->name);
 				return -1;
 			}
@@ -133,7 +145,10 @@ port_configure(struct srv_port *p)
 			strcmp(info.driver_name, "net_memif") == 0;
 	if (info.max_rx_queues < p->n_queues ||
 	    info.max_tx_queues < p->n_queues) {
-		SRV_LOG(ERR, "port %s: --cores %u needs %u RX and TX queues, the port has at most %u RX and %u TX (one port per core: --port-per-core)",
+		SRV_LOG(ERR,
+			"port %s: --cores %u needs %u RX and TX queues, the "
+			"port has at most %u RX and %u TX (one port per core: "
+			"--port-per-core)",
 			p->name, conf.n_cores, p->n_queues, info.max_rx_queues,
 			info.max_tx_queues);
 		return -1;
@@ -189,7 +204,9 @@ port_start(struct srv_port *p, int socket)
 		if (force_quit)
 			return -1;
 		if (tries % 100 == 0)
-			SRV_LOG(WARNING, "port %s: start: %s; retrying every 100 ms until a signal (is its peer up?)",
+			SRV_LOG(WARNING,
+				"port %s: start: %s; retrying every 100 ms "
+				"until a signal (is its peer up?)",
 				p->name, rte_strerror(-rc));
 		rte_delay_us_sleep(100 * 1000);
 	}
@@ -199,7 +216,8 @@ port_start(struct srv_port *p, int socket)
 	if (rc != 0 && rc != -ENOTSUP)
 		SRV_LOG(WARNING, "port %s: promiscuous mode: %s", p->name,
 			rte_strerror(-rc));
-	SRV_LOG(INFO, "port %s (id %u): %u RX/TX queue pair%s, %u/%u descriptors",
+	SRV_LOG(INFO,
+		"port %s (id %u): %u RX/TX queue pair%s, %u/%u descriptors",
 		p->name, p->id, p->n_queues, p->n_queues == 1 ? "" : "s",
 		p->nb_rxd, p->nb_txd);
 	return 0;
@@ -232,7 +250,9 @@ ports_setup(void)
 	pool = rte_pktmbuf_pool_create("srv_mbufs", n_mbufs, POOL_CACHE, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, socket);
 	if (pool == NULL) {
-		SRV_LOG(ERR, "cannot create a pool of %u mbufs: %s (give the EAL more memory with -m)",
+		SRV_LOG(ERR,
+			"cannot create a pool of %u mbufs: %s (give the EAL "
+			"more memory with -m)",
 			n_mbufs, rte_strerror(rte_errno));
 		return -1;
 	}
@@ -296,18 +316,23 @@ port_watch(struct srv_port *p)
 		went_down = p->last_link == RTE_ETH_LINK_UP;
 		if (went_down)
 			SRV_LOG(WARNING, "port %s: link down (peer gone?)%s",
-				p->name, p->reconnects ?
-				": pausing its cores to reconnect" : "");
+				p->name,
+				p->reconnects
+					? ": pausing its cores to reconnect"
+					: "");
 		p->last_link = RTE_ETH_LINK_DOWN;
 		if (!p->reconnects)
 			return;
 		/* Down since the last start as well: a memif peer that was
 		 * still starting may have refused the handshake, and the PMD
 		 * does not try again. */
-		if (!went_down && ++p->down_ticks < LINK_WAIT_MS / STALE_POLL_MS)
+		if (!went_down &&
+		    ++p->down_ticks < LINK_WAIT_MS / STALE_POLL_MS)
 			return;
 		if (!went_down)
-			SRV_LOG(WARNING, "port %s: link still down %d ms after start: restarting it",
+			SRV_LOG(WARNING,
+				"port %s: link still down %d ms after start: "
+				"restarting it",
 				p->name, LINK_WAIT_MS);
 		p->down_ticks = 0;
 		__atomic_store_n(&p->pause_req, true, __ATOMIC_RELEASE);
@@ -329,7 +354,9 @@ port_watch(struct srv_port *p)
 		rc = rte_eth_dev_start(p->id);
 		if (rc != 0) {
 			if (p->start_tries++ % 250 == 0)
-				SRV_LOG(WARNING, "port %s: start: %s; retrying every %d ms",
+				SRV_LOG(WARNING,
+					"port %s: start: %s; retrying every %d "
+					"ms",
 					p->name, rte_strerror(-rc),
 					STALE_POLL_MS);
 			return;
@@ -337,7 +364,8 @@ port_watch(struct srv_port *p)
 		p->restarts++;
 		p->state = PORT_RUNNING;
 		__atomic_store_n(&p->pause_req, false, __ATOMIC_RELEASE);
-		SRV_LOG(NOTICE, "port %s: restarted, its cores resume", p->name);
+		SRV_LOG(NOTICE, "port %s: restarted, its cores resume",
+			p->name);
 		return;
 	}
 }

@@ -29,23 +29,23 @@
 
 extern int srv_logtype;
 
-#define SRV_LOG(level, fmt, ...)                                             \
-	rte_log(RTE_LOG_##level, srv_logtype,                                \
-		"turbolb.server: " fmt "\n", ##__VA_ARGS__)
+#define SRV_LOG(level, fmt, ...)                                               \
+	rte_log(RTE_LOG_##level, srv_logtype, "turbolb.server: " fmt "\n",     \
+		##__VA_ARGS__)
 
-#define BURST 32
-#define PREFETCH_AHEAD 3
-#define NB_RXD 1024
-#define NB_TXD 1024
-#define POOL_CACHE 256
-#define TX_WAIT_PER_SEC 1000	/* a full TX ring is retried for 1 ms */
-#define BEAT_PER_SEC 10000	/* heartbeat at most every 100 us */
-#define STALE_POLL_MS 20	/* main lcore: ring and link checks */
-#define LINK_WAIT_MS 2000	/* memif: restart a port down this long */
-#define DEFAULT_UDP_PORT 9000
+#define BURST               32
+#define PREFETCH_AHEAD      3
+#define NB_RXD              1024
+#define NB_TXD              1024
+#define POOL_CACHE          256
+#define TX_WAIT_PER_SEC     1000  /* a full TX ring is retried for 1 ms */
+#define BEAT_PER_SEC        10000 /* heartbeat at most every 100 us */
+#define STALE_POLL_MS       20    /* main lcore: ring and link checks */
+#define LINK_WAIT_MS        2000  /* memif: restart a port down this long */
+#define DEFAULT_UDP_PORT    9000
 #define DEFAULT_KV_CAPACITY 16384u
 #define DEFAULT_MAX_SPIN_US 100000u
-#define DEFAULT_EMU_DEPTH 1024u
+#define DEFAULT_EMU_DEPTH   1024u
 
 /* kv.c: entries per set, the smallest --kv-capacity. */
 #define KV_WAYS 8
@@ -59,14 +59,14 @@ enum srv_mode {
 /* Counters of one logical core; its worker lcore is the only writer, the
  * main lcore reads them once the workers have stopped. */
 struct core_stats {
-	uint64_t rx;		/* frames received */
-	uint64_t served;	/* requests executed (final packets) */
-	uint64_t tx;		/* responses sent */
-	uint64_t tx_drops;	/* responses the TX queue refused */
-	uint64_t nonfinal;	/* non-final packets of multi-packet msgs */
-	uint64_t not_request;	/* valid frames that are no request to us */
-	uint64_t nonlinear;	/* multi-segment frames we could not flatten */
-	uint64_t resp_err;	/* responses that could not be built */
+	uint64_t rx;          /* frames received */
+	uint64_t served;      /* requests executed (final packets) */
+	uint64_t tx;          /* responses sent */
+	uint64_t tx_drops;    /* responses the TX queue refused */
+	uint64_t nonfinal;    /* non-final packets of multi-packet msgs */
+	uint64_t not_request; /* valid frames that are no request to us */
+	uint64_t nonlinear;   /* multi-segment frames we could not flatten */
+	uint64_t resp_err;    /* responses that could not be built */
 	uint64_t idle_sleeps;
 	uint64_t kv_get;
 	uint64_t kv_put;
@@ -81,8 +81,8 @@ struct core_stats {
 /* Port control (main lcore: rw). */
 enum port_state {
 	PORT_RUNNING,
-	PORT_PAUSING,	/* waiting for every core on it to stop polling */
-	PORT_STOPPED,	/* trying to start it again */
+	PORT_PAUSING, /* waiting for every core on it to stop polling */
+	PORT_STOPPED, /* trying to start it again */
 };
 
 struct srv_port {
@@ -91,8 +91,8 @@ struct srv_port {
 	uint16_t nb_rxd;
 	uint16_t nb_txd;
 	char name[RTE_ETH_NAME_MAX_LEN];
-	bool configured;	/* rte_eth_dev_configure() done: close it */
-	bool reconnects;	/* memif: restart the port on link down */
+	bool configured; /* rte_eth_dev_configure() done: close it */
+	bool reconnects; /* memif: restart the port on link down */
 	enum port_state state;
 	int last_link;
 	unsigned int down_ticks;
@@ -104,14 +104,14 @@ struct srv_port {
 };
 
 struct srv_core {
-	uint32_t idx;		/* logical core */
+	uint32_t idx; /* logical core */
 	unsigned int lcore;
 	struct srv_port *port;
 	uint16_t queue;
 	struct tlb_host_core *credit; /* NULL without a credit ring */
-	bool paused;		/* worker: wo, main lcore: ro */
-	struct emu_core emu;	/* --mode emulate: the core's FIFO */
-	uint64_t last_beat;	/* --mode emulate: TSC of the last heartbeat */
+	bool paused;                  /* worker: wo, main lcore: ro */
+	struct emu_core emu;          /* --mode emulate: the core's FIFO */
+	uint64_t last_beat; /* --mode emulate: TSC of the last heartbeat */
 	struct core_stats st;
 } __rte_cache_aligned;
 
@@ -128,19 +128,19 @@ struct srv_conf {
 	uint32_t kv_capacity;
 	uint32_t max_spin_us;
 	uint32_t emu_depth;
-	bool emu_arrival_sent;	/* arrival = the request's client_ts */
+	bool emu_arrival_sent; /* arrival = the request's client_ts */
 	struct tlb_parse_opts popts;
 };
 
 /* Set by SIGINT and SIGTERM: every loop stops. */
 extern volatile bool force_quit;
 
-extern struct srv_conf conf;		/* options.c */
-extern const char *const mode_names[];	/* options.c */
-extern struct srv_port *ports;		/* ports.c */
+extern struct srv_conf conf;           /* options.c */
+extern const char *const mode_names[]; /* options.c */
+extern struct srv_port *ports;         /* ports.c */
 extern uint32_t n_ports;
 extern struct rte_mempool *pool;
-extern struct srv_core *cores;		/* main.c */
+extern struct srv_core *cores; /* main.c */
 extern uint64_t tsc_hz;
 extern uint64_t reattaches;
 extern uint64_t reattach_failures;
@@ -212,7 +212,6 @@ drop:
 	rte_pktmbuf_free(m);
 	return false;
 }
-
 
 static inline void
 send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)

@@ -32,11 +32,9 @@ json_counters(FILE *f, const struct core_stats *s,
 	fprintf(f, "%s\"served\": %" PRIu64 ",\n", ind, s->served);
 	fprintf(f, "%s\"responses_sent\": %" PRIu64 ",\n", ind, s->tx);
 	fprintf(f, "%s\"tx_drops\": %" PRIu64 ",\n", ind, s->tx_drops);
-	fprintf(f, "%s\"nonfinal_packets\": %" PRIu64 ",\n", ind,
-		s->nonfinal);
+	fprintf(f, "%s\"nonfinal_packets\": %" PRIu64 ",\n", ind, s->nonfinal);
 	fprintf(f, "%s\"not_request\": %" PRIu64 ",\n", ind, s->not_request);
-	fprintf(f, "%s\"nonlinear_drops\": %" PRIu64 ",\n", ind,
-		s->nonlinear);
+	fprintf(f, "%s\"nonlinear_drops\": %" PRIu64 ",\n", ind, s->nonlinear);
 	fprintf(f, "%s\"response_errors\": %" PRIu64 ",\n", ind, s->resp_err);
 	fprintf(f, "%s\"idle_sleeps\": %" PRIu64 ",\n", ind, s->idle_sleeps);
 	fprintf(f, "%s\"parse_drops\": {", ind);
@@ -46,10 +44,18 @@ json_counters(FILE *f, const struct core_stats *s,
 			s->parse_err[i]);
 	fprintf(f, "},\n");
 	if (conf.mode == MODE_KV)
-		fprintf(f, "%s\"kv\": {\"get\": %" PRIu64 ", \"put\": %" PRIu64 ", \"del\": %" PRIu64 ", \"hit\": %" PRIu64 ", \"miss\": %" PRIu64 ", \"set_full\": %" PRIu64 ", \"bad_request\": %" PRIu64 "},\n",
+		fprintf(f,
+			"%s\"kv\": {\"get\": %" PRIu64 ", \"put\": %" PRIu64
+			", \"del\": %" PRIu64 ", \"hit\": %" PRIu64
+			", \"miss\": %" PRIu64 ", \"set_full\": %" PRIu64
+			", \"bad_request\": %" PRIu64 "},\n",
 			ind, s->kv_get, s->kv_put, s->kv_del, s->kv_hit,
 			s->kv_miss, s->kv_full, s->kv_bad);
-	fprintf(f, "%s\"credits\": {\"completed\": %" PRIu64 ", \"posted\": %" PRIu64 ", \"records\": %" PRIu64 ", \"ring_full\": %" PRIu64 ", \"pending\": %" PRIu64 ", \"discarded\": %" PRIu64 ", \"switches\": %" PRIu64 "}\n",
+	fprintf(f,
+		"%s\"credits\": {\"completed\": %" PRIu64
+		", \"posted\": %" PRIu64 ", \"records\": %" PRIu64
+		", \"ring_full\": %" PRIu64 ", \"pending\": %" PRIu64
+		", \"discarded\": %" PRIu64 ", \"switches\": %" PRIu64 "}\n",
 		ind, cs->completed, cs->posted, cs->records, cs->ring_full,
 		cs->pending, cs->discarded, cs->switches);
 }
@@ -107,13 +113,15 @@ write_stats(void)
 	fprintf(f, "], \"port_per_core\": %s, \"cores\": %u, \"udp_ports\": [",
 		conf.port_per_core ? "true" : "false", conf.n_cores);
 	for (unsigned int i = 0; i < conf.popts.n_udp_ports; i++)
-		fprintf(f, "%s%u", i == 0 ? "" : ", ",
-			conf.popts.udp_ports[i]);
+		fprintf(f, "%s%u", i == 0 ? "" : ", ", conf.popts.udp_ports[i]);
 	fprintf(f, "], \"credit_ring\": ");
 	json_string(f, conf.credit_ring);
-	fprintf(f, ", \"batch\": %u, \"idle_sleep_us\": %u, \"reattaches\": %" PRIu64 ", \"reattach_failures\": %" PRIu64 ", \"port_restarts\": %" PRIu64 "},\n",
-		conf.batch, conf.idle_sleep_us, reattaches,
-		reattach_failures, port_restarts);
+	fprintf(f,
+		", \"batch\": %u, \"idle_sleep_us\": %u, \"reattaches\": "
+		"%" PRIu64 ", \"reattach_failures\": %" PRIu64
+		", \"port_restarts\": %" PRIu64 "},\n",
+		conf.batch, conf.idle_sleep_us, reattaches, reattach_failures,
+		port_restarts);
 	fprintf(f, "  \"cores\": [\n");
 	for (uint32_t i = 0; i < conf.n_cores; i++) {
 		struct srv_core *c = &cores[i];
@@ -127,7 +135,9 @@ write_stats(void)
 		tcs.discarded += cs.discarded;
 		tcs.switches += cs.switches;
 		stats_add(&total, &c->st);
-		fprintf(f, "    {\n      \"core\": %u,\n      \"lcore\": %u,\n      \"port\": ",
+		fprintf(f,
+			"    {\n      \"core\": %u,\n      \"lcore\": %u,\n    "
+			"  \"port\": ",
 			c->idx, c->lcore);
 		json_string(f, c->port->name);
 		fprintf(f, ",\n      \"queue\": %u,\n", c->queue);

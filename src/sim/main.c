@@ -17,7 +17,7 @@
 #include "sim.h"
 #include "sim_trace.h"
 
-#define MAX_SLOS 8
+#define MAX_SLOS         8
 #define MAX_SWEEP_POINTS 10000
 
 #ifndef TLB_VERSION
@@ -41,8 +41,7 @@ struct cli {
 static struct cli C; /* large; keep it off the stack */
 
 static int
-policy_fn(const struct cli_opt *opt, const char *arg, char *err,
-	  size_t errlen)
+policy_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 {
 	(void)opt;
 	return tlb_sim_set_policy(&C.p, arg, err, errlen);
@@ -107,79 +106,139 @@ slo_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
-static const char *const splits[] = { "even", "rss", NULL };
-static const int split_values[] = { TLB_SIM_SPLIT_EVEN, TLB_SIM_SPLIT_RSS };
-static const char *const views[] = { "partitioned", "shared", NULL };
+static const char *const splits[] = {"even", "rss", NULL};
+static const int split_values[] = {TLB_SIM_SPLIT_EVEN, TLB_SIM_SPLIT_RSS};
+static const char *const views[] = {"partitioned", "shared", NULL};
 
-#define DELAY(field)                                                         \
+#define DELAY(field)                                                           \
 	.kind = CLI_NS, CLI_DEST(C.p.field), .hi = 4000000000u, .arg = "T"
 
 static const struct cli_opt opts[] = {
-	{ .name = "cores", .kind = CLI_UINT, CLI_DEST(C.p.n_cores), .lo = 1,
-	  .hi = TLB_MAX_CORES, .seen = &C.have_cores, .arg = "N",
-	  .help = "host cores" },
-	{ .name = "policy", .kind = CLI_FN, .fn = policy_fn,
-	  .seen = &C.have_policy, .arg = "SPEC",
-	  .help = "a policy below; pod:D and jbsq:K take a parameter" },
-	{ .name = "dist", .kind = CLI_FN, .fn = dist_fn, .seen = &C.have_dist,
-	  .arg = "SPEC",
-	  .help = "service time: fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
-		  "bimodal:P:A:B lognormal:MEAN:SD (T in ns, us, ms, s)" },
-	{ .name = "load", .kind = CLI_DOUBLE, CLI_DEST(C.p.load), .dlo = 0.0,
-	  .dhi = HUGE_VAL, .lo_open = true, .seen = &C.have_load,
-	  .arg = "RHO",
-	  .help = "offered load: lambda = RHO * N / mean service (Poisson)" },
-	{ .name = "requests", .kind = CLI_UINT, CLI_DEST(C.p.requests),
-	  .lo = 1, .seen = &C.have_requests, .arg = "COUNT",
-	  .help = "requests generated (default 1000000)" },
-	{ .name = "warmup", .kind = CLI_UINT, CLI_DEST(C.p.warmup),
-	  .seen = &C.have_warmup, .arg = "COUNT",
-	  .help = "first requests left out of the statistics\n"
-		  "(default: a tenth of them; 0 with --trace)" },
-	{ .name = "seed", .kind = CLI_UINT, CLI_DEST(C.p.seed), .arg = "S",
-	  .help = "random seed (default 1); same seed, same output" },
-	{ .name = "flows", .kind = CLI_UINT, CLI_DEST(C.p.flows), .lo = 1,
-	  .hi = TLB_SIM_MAX_FLOWS, .arg = "F",
-	  .help = "client flows, distinct 5-tuples for rss (default 64)" },
-	{ .name = "dispatch-ns", DELAY(dispatch_ns),
-	  .help = "NIC cost per request; the dispatcher is one server" },
-	{ .name = "delivery-ns", DELAY(delivery_ns),
-	  .help = "NIC -> core latency" },
-	{ .name = "feedback-ns", DELAY(feedback_ns),
-	  .help = "core -> NIC completion latency (the load view lags)" },
-	{ .name = "fifo", .kind = CLI_UINT, CLI_DEST(C.p.fifo_cap),
-	  .arg = "CAP",
-	  .help = "NIC FIFO for held (jbsq) requests (default 4096)" },
-	{ .name = "dispatchers", .kind = CLI_UINT, CLI_DEST(C.p.dispatchers),
-	  .lo = 1, .hi = TLB_SIM_MAX_DISPATCHERS, .arg = "D",
-	  .help = "NIC dispatchers (default 1), each its own\n"
-		  "server, policy, load view and FIFO" },
-	{ .name = "split", .kind = CLI_CHOICE, CLI_DEST(C.p.split),
-	  .choices = splits, .values = split_values, .arg = "MODE",
-	  .help = "how the wire reaches them: even (each request to a\n"
-		  "random one, the default) or rss (by flow hash)" },
-	{ .name = "view", .kind = CLI_CHOICE, CLI_DEST(C.p.shared_view),
-	  .choices = views, .arg = "MODE",
-	  .help = "partitioned (default: dispatcher d balances over its\n"
-		  "own N/D cores) or shared (all N cores; the others'\n"
-		  "sends and completions seen --view-sync-ns late)" },
-	{ .name = "view-sync-ns", DELAY(view_sync_ns),
-	  .help = "shared view: how often a dispatcher reads the\n"
-		  "others' counters (0, the default: at once)" },
-	{ .name = "sweep", .kind = CLI_FN, .fn = sweep_fn, .seen = &C.sweep,
-	  .arg = "LO:HI:STEP", .help = "one run per load LO, LO+STEP, .. HI" },
-	{ .name = "slo-multiple", .kind = CLI_FN, .fn = slo_fn, .arg = "X",
-	  .help = "highest load with p99 <= X x mean service and no drops,\n"
-		  "by bisection; repeatable" },
-	{ .name = "trace", .kind = CLI_STRING, CLI_DEST(C.trace_path),
-	  .arg = "FILE",
-	  .help = "'ARRIVAL_NS SERVICE_NS' per line instead of --load/--dist" },
-	{ .name = "json", .kind = CLI_FLAG, CLI_DEST(C.json),
-	  .help = "one JSON object per line" },
-	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
-	  .help = "show this help" },
-	{ .name = "version", .kind = CLI_VERSION, .help = "show the version" },
-	{ .kind = CLI_END },
+	{.name = "cores",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.n_cores),
+	 .lo = 1,
+	 .hi = TLB_MAX_CORES,
+	 .seen = &C.have_cores,
+	 .arg = "N",
+	 .help = "host cores"},
+	{.name = "policy",
+	 .kind = CLI_FN,
+	 .fn = policy_fn,
+	 .seen = &C.have_policy,
+	 .arg = "SPEC",
+	 .help = "a policy below; pod:D and jbsq:K take a parameter"},
+	{.name = "dist",
+	 .kind = CLI_FN,
+	 .fn = dist_fn,
+	 .seen = &C.have_dist,
+	 .arg = "SPEC",
+	 .help = "service time: fixed:T exp:MEAN uniform:A:B normal:MEAN:SD\n"
+		 "bimodal:P:A:B lognormal:MEAN:SD (T in ns, us, ms, s)"},
+	{.name = "load",
+	 .kind = CLI_DOUBLE,
+	 CLI_DEST(C.p.load),
+	 .dlo = 0.0,
+	 .dhi = HUGE_VAL,
+	 .lo_open = true,
+	 .seen = &C.have_load,
+	 .arg = "RHO",
+	 .help = "offered load: lambda = RHO * N / mean service (Poisson)"},
+	{.name = "requests",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.requests),
+	 .lo = 1,
+	 .seen = &C.have_requests,
+	 .arg = "COUNT",
+	 .help = "requests generated (default 1000000)"},
+	{.name = "warmup",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.warmup),
+	 .seen = &C.have_warmup,
+	 .arg = "COUNT",
+	 .help = "first requests left out of the statistics\n"
+		 "(default: a tenth of them; 0 with --trace)"},
+	{.name = "seed",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.seed),
+	 .arg = "S",
+	 .help = "random seed (default 1); same seed, same output"},
+	{.name = "flows",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.flows),
+	 .lo = 1,
+	 .hi = TLB_SIM_MAX_FLOWS,
+	 .arg = "F",
+	 .help = "client flows, distinct 5-tuples for rss (default 64)"},
+	{.name = "dispatch-ns",
+	 DELAY(dispatch_ns),
+	 .help = "NIC cost per request; the dispatcher is one server"},
+	{.name = "delivery-ns",
+	 DELAY(delivery_ns),
+	 .help = "NIC -> core latency"},
+	{.name = "feedback-ns",
+	 DELAY(feedback_ns),
+	 .help = "core -> NIC completion latency (the load view lags)"},
+	{.name = "fifo",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.fifo_cap),
+	 .arg = "CAP",
+	 .help = "NIC FIFO for held (jbsq) requests (default 4096)"},
+	{.name = "dispatchers",
+	 .kind = CLI_UINT,
+	 CLI_DEST(C.p.dispatchers),
+	 .lo = 1,
+	 .hi = TLB_SIM_MAX_DISPATCHERS,
+	 .arg = "D",
+	 .help = "NIC dispatchers (default 1), each its own\n"
+		 "server, policy, load view and FIFO"},
+	{.name = "split",
+	 .kind = CLI_CHOICE,
+	 CLI_DEST(C.p.split),
+	 .choices = splits,
+	 .values = split_values,
+	 .arg = "MODE",
+	 .help = "how the wire reaches them: even (each request to a\n"
+		 "random one, the default) or rss (by flow hash)"},
+	{.name = "view",
+	 .kind = CLI_CHOICE,
+	 CLI_DEST(C.p.shared_view),
+	 .choices = views,
+	 .arg = "MODE",
+	 .help = "partitioned (default: dispatcher d balances over its\n"
+		 "own N/D cores) or shared (all N cores; the others'\n"
+		 "sends and completions seen --view-sync-ns late)"},
+	{.name = "view-sync-ns",
+	 DELAY(view_sync_ns),
+	 .help = "shared view: how often a dispatcher reads the\n"
+		 "others' counters (0, the default: at once)"},
+	{.name = "sweep",
+	 .kind = CLI_FN,
+	 .fn = sweep_fn,
+	 .seen = &C.sweep,
+	 .arg = "LO:HI:STEP",
+	 .help = "one run per load LO, LO+STEP, .. HI"},
+	{.name = "slo-multiple",
+	 .kind = CLI_FN,
+	 .fn = slo_fn,
+	 .arg = "X",
+	 .help = "highest load with p99 <= X x mean service and no drops,\n"
+		 "by bisection; repeatable"},
+	{.name = "trace",
+	 .kind = CLI_STRING,
+	 CLI_DEST(C.trace_path),
+	 .arg = "FILE",
+	 .help = "'ARRIVAL_NS SERVICE_NS' per line instead of --load/--dist"},
+	{.name = "json",
+	 .kind = CLI_FLAG,
+	 CLI_DEST(C.json),
+	 .help = "one JSON object per line"},
+	{.name = "help",
+	 .letter = 'h',
+	 .kind = CLI_HELP,
+	 .help = "show this help"},
+	{.name = "version", .kind = CLI_VERSION, .help = "show the version"},
+	{.kind = CLI_END},
 };
 
 static void
@@ -203,19 +262,21 @@ usage_tail(FILE *f)
 
 static const struct cli_spec cli_spec = {
 	.prog = "turbolb-sim",
-	.usage = "--cores N --policy NAME[:PARAM] --dist SPEC\n"
-		 "                   (--load RHO | --sweep LO:HI:STEP | "
-		 "--slo-multiple X | --trace FILE)\n"
-		 "                   [--requests COUNT] [--seed S] [--flows F] "
-		 "[--warmup COUNT]\n"
-		 "                   [--dispatch-ns T] [--delivery-ns T] "
-		 "[--feedback-ns T]\n"
-		 "                   [--fifo CAP] [--dispatchers D [--split "
-		 "even|rss]\n"
-		 "                   [--view partitioned|shared [--view-sync-ns "
-		 "T]]] [--json]",
+	.usage =
+		"--cores N --policy NAME[:PARAM] --dist SPEC\n"
+		"                   (--load RHO | --sweep LO:HI:STEP | "
+		"--slo-multiple X | --trace FILE)\n"
+		"                   [--requests COUNT] [--seed S] [--flows F] "
+		"[--warmup COUNT]\n"
+		"                   [--dispatch-ns T] [--delivery-ns T] "
+		"[--feedback-ns T]\n"
+		"                   [--fifo CAP] [--dispatchers D [--split "
+		"even|rss]\n"
+		"                   [--view partitioned|shared [--view-sync-ns "
+		"T]]] [--json]",
 	.about = "Simulates N host cores (one FIFO server each) behind the "
-		 "turbolb NIC\ndispatcher, running the daemon's own policy code.",
+		 "turbolb NIC\ndispatcher, running the daemon's own policy "
+		 "code.",
 	.epilog_fn = usage_tail,
 	.version = TLB_VERSION,
 	.opts = opts,
@@ -340,8 +401,7 @@ effective_load(const struct tlb_sim_params *p, const struct tlb_sim_result *r)
 {
 	if (p->trace == NULL)
 		return p->load;
-	return r->offered_mrps * tlb_sim_mean_service_ns(p) / 1e3 /
-	       p->n_cores;
+	return r->offered_mrps * tlb_sim_mean_service_ns(p) / 1e3 / p->n_cores;
 }
 
 static void
@@ -378,8 +438,7 @@ print_result(struct cli *c, const struct tlb_sim_params *p,
 
 		tlb_sim_policy_spec(p, spec, sizeof(spec));
 		if (c->trace_path != NULL)
-			snprintf(dist, sizeof(dist), "trace %s",
-				 c->trace_path);
+			snprintf(dist, sizeof(dist), "trace %s", c->trace_path);
 		else
 			tlb_dist_format(&p->dist, dist, sizeof(dist));
 		printf("# %s, %u cores, %s, seed %llu, dispatch %llu ns, "
@@ -389,8 +448,8 @@ print_result(struct cli *c, const struct tlb_sim_params *p,
 		       (unsigned long long)p->delivery_ns,
 		       (unsigned long long)p->feedback_ns);
 		printf("%6s %10s %10s %10s %10s %10s %10s %10s %9s\n", "load",
-		       "offer_mrps", "tput_mrps", "mean_ns", "p50_ns",
-		       "p99_ns", "p999_ns", "requests", "dropped");
+		       "offer_mrps", "tput_mrps", "mean_ns", "p50_ns", "p99_ns",
+		       "p999_ns", "requests", "dropped");
 		c->table_header_done = true;
 	}
 	printf("%6.3f %10.3f %10.3f %10.0f %10llu %10llu %10llu %10llu "
@@ -398,8 +457,7 @@ print_result(struct cli *c, const struct tlb_sim_params *p,
 	       effective_load(p, r), r->offered_mrps, r->throughput_mrps,
 	       r->mean_ns, (unsigned long long)r->p50_ns,
 	       (unsigned long long)r->p99_ns, (unsigned long long)r->p999_ns,
-	       (unsigned long long)r->requests,
-	       (unsigned long long)r->dropped);
+	       (unsigned long long)r->requests, (unsigned long long)r->dropped);
 	fflush(stdout);
 }
 

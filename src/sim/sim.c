@@ -15,12 +15,12 @@
 
 /* The server the flows talk to (the daemon's default RPC port) and the
  * client hosts they come from. */
-#define SERVER_IP 0x0a000001u /* 10.0.0.1 */
-#define CLIENT_NET 0x0a000100u /* 10.0.1.0 */
+#define SERVER_IP    0x0a000001u /* 10.0.0.1 */
+#define CLIENT_NET   0x0a000100u /* 10.0.1.0 */
 #define CLIENT_HOSTS 8u
-#define RPC_PORT 9000u
+#define RPC_PORT     9000u
 #define EPHEMERAL_LO 32768u /* Linux ip_local_port_range */
-#define EPHEMERAL_N (61000u - 32768u)
+#define EPHEMERAL_N  (61000u - 32768u)
 
 struct sim_req {
 	uint64_t arrival;
@@ -102,7 +102,7 @@ struct sim {
 
 	struct sim_list *coreq; /* head is the request in service */
 	uint64_t *served;
-	uint32_t *idle;         /* cfcfs: idle cores, a stack */
+	uint32_t *idle; /* cfcfs: idle cores, a stack */
 	uint32_t n_idle;
 	struct sim_list central; /* cfcfs: the one queue */
 
@@ -343,8 +343,8 @@ send_to_host(struct sim *s, uint32_t ri)
 {
 	if (s->p->delivery_ns == 0)
 		host_arrive(s, ri);
-	else if (sim_ring_push(&s->delivery, s->now + s->p->delivery_ns,
-			       ri) != 0)
+	else if (sim_ring_push(&s->delivery, s->now + s->p->delivery_ns, ri) !=
+		 0)
 		s->oom = true;
 }
 
@@ -601,9 +601,9 @@ on_arrival(struct sim *s)
 	q->svc = sample_service(s);
 	q->work = 0;
 	q->core = 0;
-	q->flow = s->p->flows > 1 ?
-			  (uint16_t)tlb_rng_below(&s->rng_flow, s->p->flows) :
-			  0;
+	q->flow = s->p->flows > 1
+			  ? (uint16_t)tlb_rng_below(&s->rng_flow, s->p->flows)
+			  : 0;
 	q->measured = s->generated >= s->p->warmup;
 	q->disp = (uint8_t)split(s, q);
 	if (q->measured && s->generated == s->p->warmup)
@@ -667,8 +667,8 @@ on_completion(struct sim *s)
 		sim_heap_pop(&s->completions);
 	if (s->p->feedback_ns == 0)
 		nic_complete(s, ri);
-	else if (sim_ring_push(&s->feedback, s->now + s->p->feedback_ns,
-			       ri) != 0)
+	else if (sim_ring_push(&s->feedback, s->now + s->p->feedback_ns, ri) !=
+		 0)
 		s->oom = true;
 }
 
@@ -783,9 +783,8 @@ check_params(const struct tlb_sim_params *p, uint64_t requests,
 			 TLB_SIM_MAX_DISPATCHERS);
 	else if (p->dispatchers > p->n_cores && !p->shared_view)
 		why = "a partitioned view needs a core for every dispatcher";
-	else if (p->dispatchers > 1 &&
-		 (strcmp(p->policy, TLB_SIM_CFCFS) == 0 ||
-		  strcmp(p->policy, TLB_SIM_FIXED) == 0))
+	else if (p->dispatchers > 1 && (strcmp(p->policy, TLB_SIM_CFCFS) == 0 ||
+					strcmp(p->policy, TLB_SIM_FIXED) == 0))
 		why = "cfcfs and fixed have no dispatcher to split";
 	else
 		return 0;
@@ -893,7 +892,7 @@ split_by_rss(struct sim *s, const struct tlb_policy_params *pp)
 	}
 	tlb_lv_init(lv, nd);
 	for (uint32_t f = 0; f < s->p->flows; f++) {
-		struct tlb_request_info info = { .key = &s->flows[f] };
+		struct tlb_request_info info = {.key = &s->flows[f]};
 
 		s->flow_disp[f] = (uint8_t)tlb_policy_pick(&rss, lv, &info);
 	}
@@ -959,9 +958,9 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 	s->idle = calloc(n, sizeof(*s->idle));
 	s->req_cap = 4096;
 	s->req = malloc(sizeof(*s->req) * s->req_cap);
-	if (s->completions.a == NULL || s->coreq == NULL ||
-	    s->served == NULL || s->idle == NULL || sim_disp_init(s) != 0 ||
-	    s->req == NULL || sim_ring_init(&s->delivery, 1024) != 0 ||
+	if (s->completions.a == NULL || s->coreq == NULL || s->served == NULL ||
+	    s->idle == NULL || sim_disp_init(s) != 0 || s->req == NULL ||
+	    sim_ring_init(&s->delivery, 1024) != 0 ||
 	    sim_ring_init(&s->feedback, 1024) != 0 ||
 	    make_flows(s, &rng_flows) != 0) {
 		snprintf(r->err, sizeof(r->err), "out of memory");
@@ -998,17 +997,18 @@ sim_init(struct sim *s, const struct tlb_sim_params *p,
 		for (uint64_t i = 1; i < s->requests; i++) {
 			if (p->trace->arrival_ns[i] <
 			    p->trace->arrival_ns[i - 1]) {
-				snprintf(r->err, sizeof(r->err),
-					 "trace: arrival %llu goes back in time",
-					 (unsigned long long)i + 1);
+				snprintf(
+					r->err, sizeof(r->err),
+					"trace: arrival %llu goes back in time",
+					(unsigned long long)i + 1);
 				return -1;
 			}
 		}
 		uint64_t span = p->trace->arrival_ns[s->requests - 1] -
 				p->trace->arrival_ns[0];
-		r->offered_mrps = span ? 1e3 * (double)(s->requests - 1) /
-						 (double)span :
-					 0.0;
+		r->offered_mrps =
+			span ? 1e3 * (double)(s->requests - 1) / (double)span
+			     : 0.0;
 	}
 	schedule_arrival(s);
 	return 0;

@@ -38,13 +38,13 @@
 #include "turbolb/histogram.h"
 #include "turbolb/policy.h"
 
-#define TLB_SIM_SPEC_MAX 32
-#define TLB_SIM_ERR_MAX 160
-#define TLB_SIM_MAX_FLOWS 65535u
-#define TLB_SIM_DEFAULT_FLOWS 64u
-#define TLB_SIM_DEFAULT_FIFO 4096u
-#define TLB_SIM_CFCFS "cfcfs"
-#define TLB_SIM_FIXED "fixed"
+#define TLB_SIM_SPEC_MAX        32
+#define TLB_SIM_ERR_MAX         160
+#define TLB_SIM_MAX_FLOWS       65535u
+#define TLB_SIM_DEFAULT_FLOWS   64u
+#define TLB_SIM_DEFAULT_FIFO    4096u
+#define TLB_SIM_CFCFS           "cfcfs"
+#define TLB_SIM_FIXED           "fixed"
 #define TLB_SIM_MAX_DISPATCHERS 8u
 
 /* How the wire is split between dispatchers. */
@@ -73,11 +73,11 @@ struct tlb_sim_params {
 	uint64_t requests; /* requests generated (completed + dropped) */
 	uint64_t warmup;   /* first requests left out of the statistics */
 	uint64_t seed;
-	uint32_t flows;    /* client flows (distinct 5-tuples) */
+	uint32_t flows; /* client flows (distinct 5-tuples) */
 	uint64_t dispatch_ns;
 	uint64_t delivery_ns;
 	uint64_t feedback_ns;
-	uint32_t fifo_cap; /* NIC-side FIFO for held requests (each) */
+	uint32_t fifo_cap;    /* NIC-side FIFO for held requests (each) */
 	uint32_t dispatchers; /* 1..TLB_SIM_MAX_DISPATCHERS */
 	enum tlb_sim_split split;
 	bool shared_view;      /* false: partitioned, the daemon's layout */
@@ -98,9 +98,9 @@ struct tlb_sim_result {
 	double mean_wait_ns;    /* sojourn - service */
 	double mean_service_ns; /* of the measured requests */
 	uint64_t p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
-	uint64_t sim_time_ns;   /* last event */
-	uint32_t held_max;      /* peak occupancy of the NIC FIFO */
-	double core_share_max;  /* busiest core's share of requests x cores */
+	uint64_t sim_time_ns;  /* last event */
+	uint32_t held_max;     /* peak occupancy of the NIC FIFO */
+	double core_share_max; /* busiest core's share of requests x cores */
 	char err[TLB_SIM_ERR_MAX];
 };
 
@@ -108,14 +108,13 @@ struct tlb_sim_result {
  * seed 1, 64 flows, no NIC delays, FIFO 4096, one dispatcher. */
 void tlb_sim_params_default(struct tlb_sim_params *p);
 
-/* "cfcfs", "fixed" or NAME[:PARAM] as tlb_policy_parse_spec() takes it. Returns 0
- * or -1 with err filled; p is unchanged on error. */
+/* "cfcfs", "fixed" or NAME[:PARAM] as tlb_policy_parse_spec() takes it. Returns
+ * 0 or -1 with err filled; p is unchanged on error. */
 int tlb_sim_set_policy(struct tlb_sim_params *p, const char *spec, char *err,
 		       size_t errlen);
 
 /* The spec back ("jbsq:1", "pod:2", "jsq"). */
-void tlb_sim_policy_spec(const struct tlb_sim_params *p, char *buf,
-			 size_t len);
+void tlb_sim_policy_spec(const struct tlb_sim_params *p, char *buf, size_t len);
 
 /* Mean service time in ns: the dist's, or the trace's. */
 double tlb_sim_mean_service_ns(const struct tlb_sim_params *p);
@@ -130,14 +129,14 @@ int tlb_sim_run(const struct tlb_sim_params *p, struct tlb_sim_result *r,
 struct tlb_sim_slo {
 	double multiple;
 	double slo_ns;
-	double max_load;        /* 0: not even the lowest load tried */
+	double max_load; /* 0: not even the lowest load tried */
 	double max_throughput_mrps;
-	uint64_t p99_ns;        /* at max_load */
+	uint64_t p99_ns; /* at max_load */
 	unsigned int evaluations;
 };
 
 #define TLB_SIM_SLO_LOAD_MAX 1.2
-#define TLB_SIM_SLO_STEPS 12
+#define TLB_SIM_SLO_STEPS    12
 
 /* Bisection over load in (0, TLB_SIM_SLO_LOAD_MAX]: a load passes when its
  * p99 is within the SLO and nothing was dropped. TLB_SIM_SLO_STEPS halvings

@@ -38,7 +38,7 @@ struct sim_heap {
 static inline void
 sim_heap_push(struct sim_heap *h, uint64_t t, uint32_t core)
 {
-	struct sim_ev ev = { .t = t, .core = core };
+	struct sim_ev ev = {.t = t, .core = core};
 	uint32_t i = h->len++;
 
 	while (i > 0) {
@@ -79,7 +79,7 @@ sim_heap_sift_root(struct sim_heap *h, struct sim_ev ev)
 static inline void
 sim_heap_replace_top(struct sim_heap *h, uint64_t t)
 {
-	struct sim_ev ev = { .t = t, .core = h->a[0].core };
+	struct sim_ev ev = {.t = t, .core = h->a[0].core};
 
 	sim_heap_sift_root(h, ev);
 }

@@ -62,8 +62,8 @@ tlb_sim_trace_load(const char *path, struct tlb_sim_trace_buf *t, char *err,
 			goto out;
 		}
 		if (a >= 1.8e19 || s >= 4294967295.0) {
-			snprintf(err, errlen, "%s:%lu: time out of range",
-				 path, lineno);
+			snprintf(err, errlen, "%s:%lu: time out of range", path,
+				 lineno);
 			goto out;
 		}
 		if (n == alloc) {

@@ -18,8 +18,8 @@ struct tlb_sim_trace_buf {
 
 /* Reads "ARRIVAL SERVICE" lines. Returns 0, or -1 with err filled
  * (FILE:LINE for syntax errors). */
-int tlb_sim_trace_load(const char *path, struct tlb_sim_trace_buf *t,
-		       char *err, size_t errlen);
+int tlb_sim_trace_load(const char *path, struct tlb_sim_trace_buf *t, char *err,
+		       size_t errlen);
 
 void tlb_sim_trace_free(struct tlb_sim_trace_buf *t);
 

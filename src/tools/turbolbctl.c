@@ -34,12 +34,12 @@
 #define TLB_VERSION "unknown"
 #endif
 
-#define EXIT_OK 0
+#define EXIT_OK          0
 #define EXIT_UNREACHABLE 1
-#define EXIT_USAGE 2
+#define EXIT_USAGE       2
 #define EXIT_UNSUPPORTED 3
 
-#define DEFAULT_PREFIX "turbolbd"
+#define DEFAULT_PREFIX  "turbolbd"
 #define TEL_SOCKET_NAME "dpdk_telemetry.v2"
 /* RuntimeDirectory=turbolb of configs/turbolbd.service: systemd hands the
  * daemon RUNTIME_DIRECTORY=/run/turbolb, which DPDK's EAL prefers to its
@@ -49,12 +49,12 @@
  * when shorter than 56 (lib/telemetry/telemetry.c, DPDK 22.11): longer
  * ones would be cut or answered as unknown. */
 #define TEL_MAX_REQUEST 1023
-#define TEL_MAX_CMD 55
-#define TEL_HELLO_LEN 1024
-#define TEL_MIN_OUTPUT 16384
-#define TEL_TIMEOUT_S 5
-#define MAX_CANDIDATES 4
-#define SUN_PATH_LEN sizeof(((struct sockaddr_un *)0)->sun_path)
+#define TEL_MAX_CMD     55
+#define TEL_HELLO_LEN   1024
+#define TEL_MIN_OUTPUT  16384
+#define TEL_TIMEOUT_S   5
+#define MAX_CANDIDATES  4
+#define SUN_PATH_LEN    sizeof(((struct sockaddr_un *)0)->sun_path)
 
 struct opts {
 	const char *prefix;
@@ -115,14 +115,14 @@ tel_close(struct tel *t)
 /* Returns 0, or -errno; -EPROTO for a hello that is not telemetry v2. */
 /* Connections refused at the client limit are tried again this many
  * times, this far apart. */
-#define TEL_BUSY_TRIES 50
+#define TEL_BUSY_TRIES   50
 #define TEL_BUSY_WAIT_US 20000
 
 static int
 tel_connect(struct tel *t, const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = TEL_TIMEOUT_S };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = TEL_TIMEOUT_S};
 	char hello[TEL_HELLO_LEN + 1];
 	json_error_t jerr;
 	json_t *root, *v;
@@ -277,16 +277,20 @@ tel_open(struct tel *t, const struct opts *o, bool quiet)
 		fprintf(stderr, "turbolbctl: cannot reach turbolbd at %s: %s\n",
 			c[0].path, connect_strerror(c[0].err));
 	} else {
-		fprintf(stderr, "turbolbctl: cannot reach turbolbd "
-				"(file prefix \"%s\"); tried:\n", o->prefix);
+		fprintf(stderr,
+			"turbolbctl: cannot reach turbolbd "
+			"(file prefix \"%s\"); tried:\n",
+			o->prefix);
 		for (unsigned int i = 0; i < n; i++)
 			fprintf(stderr, "  %s: %s\n", c[i].path,
 				connect_strerror(c[i].err));
 	}
 	if (o->socket == NULL)
-		fprintf(stderr, "turbolbctl: is turbolbd running with "
-				"eal.file_prefix \"%s\" and telemetry.enabled "
-				"true? (-f PREFIX, -s PATH)\n", o->prefix);
+		fprintf(stderr,
+			"turbolbctl: is turbolbd running with "
+			"eal.file_prefix \"%s\" and telemetry.enabled "
+			"true? (-f PREFIX, -s PATH)\n",
+			o->prefix);
 	return -1;
 }
 
@@ -331,8 +335,8 @@ quote_big_integers(const char *in, size_t len, size_t *out_len)
 			/* 19 digits may still fit; 20 never do. */
 			bool big = j - i > 19 ||
 				   (j - i == 19 &&
-				    strncmp(in + i, "9223372036854775807",
-					    19) > 0);
+				    strncmp(in + i, "9223372036854775807", 19) >
+					    0);
 			if (plain && big)
 				out[o++] = '"';
 			memcpy(out + o, in + i, j - i);
@@ -454,7 +458,8 @@ merge_core_page(json_t *merged, json_t *value, json_int_t *next)
 	*next = -1;
 	if (!json_is_object(value))
 		return -1;
-	json_object_foreach(value, key, v) {
+	json_object_foreach(value, key, v)
+	{
 		if (is_core_key(key)) {
 			if (json_object_set(merged, key, v) != 0)
 				return -1;
@@ -513,8 +518,8 @@ request_cores(struct tel *t, const char *req, struct answer *a)
 		rc = tel_request(t, page_req, &page);
 		if (rc != 0)
 			goto fail;
-		rc = merge_core_page(merged, page.value, &next) != 0 ?
-			     -EBADMSG : 0;
+		rc = merge_core_page(merged, page.value, &next) != 0 ? -EBADMSG
+								     : 0;
 		answer_free(&page);
 		if (rc != 0)
 			goto fail;
@@ -580,9 +585,9 @@ has_command(struct tel *t, const char *cmd)
 
 	if (tel_request(t, "/", &a) != 0)
 		return -1;
-	json_array_foreach(a.value, i, v)
-		if (json_is_string(v) && strcmp(json_string_value(v), cmd) == 0)
-			found = 1;
+	json_array_foreach(a.value, i, v) if (json_is_string(v) &&
+					      strcmp(json_string_value(v),
+						     cmd) == 0) found = 1;
 	answer_free(&a);
 	return found;
 }
@@ -671,17 +676,17 @@ stats_line(const char *label, const char *key, const json_t *v,
 
 	fmt_value(v, val, sizeof(val));
 	if (dt > 0 && strcmp(key, "fifo_depth") != 0 && json_is_integer(v) &&
-	    json_is_integer(p) && json_integer_value(v) >= json_integer_value(p))
+	    json_is_integer(p) &&
+	    json_integer_value(v) >= json_integer_value(p))
 		printf("  %-28s %16s %12.0f/s\n", label, val,
-		       (double)(json_integer_value(v) -
-				json_integer_value(p)) / dt);
+		       (double)(json_integer_value(v) - json_integer_value(p)) /
+			       dt);
 	else
 		printf("  %-28s %16s\n", label, val);
 }
 
 static int
-show_stats(const json_t *v, const json_t *prev, double dt,
-	   const struct opts *o)
+show_stats(const json_t *v, const json_t *prev, double dt, const struct opts *o)
 {
 	unsigned int zero = 0, listed = 0;
 	const char *key;
@@ -692,16 +697,17 @@ show_stats(const json_t *v, const json_t *prev, double dt,
 		return EXIT_UNSUPPORTED;
 	}
 	printf("traffic\n");
-	json_object_foreach((json_t *)v, key, val)
-		if (strcmp(key, "drops") != 0 &&
-		    stats_group_of(key, val) == GROUP_TRAFFIC)
-			stats_line(key, key, val, prev, dt);
+	json_object_foreach((json_t *)v, key,
+			    val) if (strcmp(key, "drops") != 0 &&
+				     stats_group_of(key, val) == GROUP_TRAFFIC)
+		stats_line(key, key, val, prev, dt);
 
 	printf("drops\n");
 	val = json_object_get(v, "drops");
 	if (val != NULL)
 		stats_line("total", "drops", val, prev, dt);
-	json_object_foreach((json_t *)v, key, val) {
+	json_object_foreach((json_t *)v, key, val)
+	{
 		if (stats_group_of(key, val) != GROUP_DROPS)
 			continue;
 		if (!o->all && json_is_integer(val) &&
@@ -714,14 +720,14 @@ show_stats(const json_t *v, const json_t *prev, double dt,
 	}
 	if (zero > 0)
 		printf("  (%u %sreason%s at 0%s)\n", zero,
-		       listed > 0 ? "other " : "",
-		       zero == 1 ? "" : "s", o->watch ? "" : "; -a lists them");
+		       listed > 0 ? "other " : "", zero == 1 ? "" : "s",
+		       o->watch ? "" : "; -a lists them");
 
 	printf("dispatcher\n");
-	json_object_foreach((json_t *)v, key, val)
-		if (strcmp(key, "drops") != 0 &&
-		    stats_group_of(key, val) == GROUP_STATE)
-			stats_line(key, key, val, prev, dt);
+	json_object_foreach((json_t *)v, key,
+			    val) if (strcmp(key, "drops") != 0 &&
+				     stats_group_of(key, val) == GROUP_STATE)
+		stats_line(key, key, val, prev, dt);
 	return EXIT_OK;
 }
 
@@ -755,8 +761,7 @@ show_cores(const json_t *v)
 		fprintf(stderr, "turbolbctl: /turbolb/cores: not an object\n");
 		return EXIT_UNSUPPORTED;
 	}
-	json_object_foreach((json_t *)v, key, c)
-		n += is_core_key(key);
+	json_object_foreach((json_t *)v, key, c) n += is_core_key(key);
 	if (n == 0) {
 		printf("no host cores (no dispatcher running yet)\n");
 		return EXIT_OK;
@@ -767,7 +772,8 @@ show_cores(const json_t *v)
 		return EXIT_UNREACHABLE;
 	}
 	/* Keys are core ids as text: sort them as numbers, 10 after 9. */
-	json_object_foreach((json_t *)v, key, c) {
+	json_object_foreach((json_t *)v, key, c)
+	{
 		if (!is_core_key(key))
 			continue;
 		rows[i].id = strtoul(key, NULL, 10);
@@ -820,7 +826,8 @@ show_config(const json_t *v)
 		printf("no dispatcher running yet\n");
 		return EXIT_OK;
 	}
-	json_object_foreach((json_t *)v, key, x) {
+	json_object_foreach((json_t *)v, key, x)
+	{
 		fmt_value(x, val, sizeof(val));
 		printf("%-20s %s\n", key, val);
 	}
@@ -834,8 +841,8 @@ show_policy(const json_t *cfg)
 {
 	const json_t *name = json_object_get(cfg, "policy");
 	const json_t *reads = json_object_get(cfg, "policy_params");
-	const char *list = json_is_string(reads) ? json_string_value(reads) :
-						   "";
+	const char *list =
+		json_is_string(reads) ? json_string_value(reads) : "";
 	const char *sep = " (";
 	char val[64], param[64];
 
@@ -889,7 +896,8 @@ print_answer_value(const json_t *v)
 	json_t *x;
 
 	if (json_is_object(v)) {
-		json_object_foreach((json_t *)v, key, x) {
+		json_object_foreach((json_t *)v, key, x)
+		{
 			fmt_value(x, val, sizeof(val));
 			printf("%-20s %s\n", key, val);
 		}
@@ -916,15 +924,17 @@ run_action(struct tel *t, const char *cmd, const char *req, const char *what,
 	if (!json_is_null(a.value)) {
 		const json_t *ok = json_object_get(a.value, "ok");
 		const json_t *msg = json_object_get(a.value, "message");
-		bool refused = json_is_false(ok) ||
-			       (json_is_integer(ok) && json_integer_value(ok) == 0);
+		bool refused =
+			json_is_false(ok) ||
+			(json_is_integer(ok) && json_integer_value(ok) == 0);
 
 		if (o->json)
 			printf("%.*s\n", (int)a.raw_len, a.raw);
 		else if (refused)
 			fprintf(stderr, "turbolbctl: turbolbd refused %s: %s\n",
-				what, json_is_string(msg) ?
-					json_string_value(msg) : "no reason given");
+				what,
+				json_is_string(msg) ? json_string_value(msg)
+						    : "no reason given");
 		else if (json_is_string(msg))
 			printf("%s\n", json_string_value(msg));
 		else
@@ -935,12 +945,16 @@ run_action(struct tel *t, const char *cmd, const char *req, const char *what,
 	answer_free(&a);
 	rc = has_command(t, cmd);
 	if (rc == 0)
-		fprintf(stderr, "turbolbctl: this turbolbd (pid %lld, %s) "
-				"does not support %s yet: it has no %s "
-				"command\n", t->pid, t->version, what, cmd);
+		fprintf(stderr,
+			"turbolbctl: this turbolbd (pid %lld, %s) "
+			"does not support %s yet: it has no %s "
+			"command\n",
+			t->pid, t->version, what, cmd);
 	else
-		fprintf(stderr, "turbolbctl: turbolbd refused %s (%s); see "
-				"its log\n", what, req);
+		fprintf(stderr,
+			"turbolbctl: turbolbd refused %s (%s); see "
+			"its log\n",
+			what, req);
 	return EXIT_UNSUPPORTED;
 }
 
@@ -994,8 +1008,7 @@ residence_of(const json_t *v, struct tlb_metric_hist *h)
 }
 
 static int
-print_metrics(const json_t *stats, const json_t *cores,
-	      const json_t *residence)
+print_metrics(const json_t *stats, const json_t *cores, const json_t *residence)
 {
 	struct tlb_metric_hist hist;
 	bool has_hist = residence_of(residence, &hist);
@@ -1020,14 +1033,16 @@ print_metrics(const json_t *stats, const json_t *cores,
 		fprintf(stderr, "turbolbctl: out of memory\n");
 		return EXIT_UNREACHABLE;
 	}
-	json_object_foreach((json_t *)stats, key, v) {
+	json_object_foreach((json_t *)stats, key, v)
+	{
 		if (!u64_of(v, &s[ns].value) ||
 		    strlen(key) >= sizeof(s[ns].key))
 			continue;
 		memcpy(s[ns].key, key, strlen(key) + 1);
 		ns++;
 	}
-	json_object_foreach((json_t *)cores, key, v) {
+	json_object_foreach((json_t *)cores, key, v)
+	{
 		const json_t *st = json_object_get(v, "state");
 		uint64_t disp = 0;
 
@@ -1041,8 +1056,7 @@ print_metrics(const json_t *stats, const json_t *cores,
 		u64_of(json_object_get(v, "outstanding"), &c[nc].outstanding);
 		u64_of(json_object_get(v, "outstanding_work_ns"),
 		       &c[nc].outstanding_work_ns);
-		u64_of(json_object_get(v, "stale_events"),
-		       &c[nc].stale_events);
+		u64_of(json_object_get(v, "stale_events"), &c[nc].stale_events);
 		u64_of(json_object_get(v, "written_off"), &c[nc].written_off);
 		snprintf(c[nc].state, sizeof(c[nc].state), "%s",
 			 json_is_string(st) ? json_string_value(st) : "?");
@@ -1051,10 +1065,11 @@ print_metrics(const json_t *stats, const json_t *cores,
 	unknown = tlb_metrics_write(stdout, s, ns, c, nc,
 				    has_hist ? &hist : NULL);
 	if (unknown > 0)
-		fprintf(stderr, "turbolbctl: %u key%s of /turbolb/stats left "
-				"out: this turbolbctl has no description of "
-				"them (a newer turbolbd?)\n", unknown,
-			unknown == 1 ? "" : "s");
+		fprintf(stderr,
+			"turbolbctl: %u key%s of /turbolb/stats left "
+			"out: this turbolbctl has no description of "
+			"them (a newer turbolbd?)\n",
+			unknown, unknown == 1 ? "" : "s");
 	if (fflush(stdout) != 0)
 		rc = EXIT_UNREACHABLE;
 	free(s);
@@ -1100,7 +1115,7 @@ enum cmd_kind { CMD_STATS, CMD_CORES, CMD_CONFIG, CMD_POLICY, CMD_RAW };
 struct view {
 	enum cmd_kind kind;
 	const char *req;
-	json_t *prev;       /* stats: the previous sample, for rates */
+	json_t *prev; /* stats: the previous sample, for rates */
 	struct timespec prev_ts;
 };
 
@@ -1124,17 +1139,19 @@ show(struct view *w, const struct answer *a, const struct opts *o)
 		return json_is_null(a->value) ? EXIT_UNSUPPORTED : EXIT_OK;
 	}
 	if (json_is_null(a->value) && w->kind != CMD_RAW) {
-		fprintf(stderr, "turbolbctl: this turbolbd does not answer "
-				"%s\n", w->req);
+		fprintf(stderr,
+			"turbolbctl: this turbolbd does not answer "
+			"%s\n",
+			w->req);
 		return EXIT_UNSUPPORTED;
 	}
 	switch (w->kind) {
 	case CMD_STATS:
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		rc = show_stats(a->value, w->prev,
-				w->prev != NULL ?
-					seconds_since(&w->prev_ts, &now) : 0,
-				o);
+		rc = show_stats(
+			a->value, w->prev,
+			w->prev != NULL ? seconds_since(&w->prev_ts, &now) : 0,
+			o);
 		if (o->watch) {
 			json_decref(w->prev);
 			w->prev = json_deep_copy(a->value);
@@ -1213,7 +1230,7 @@ run_watch(struct view *w, const struct opts *o)
 	bool tty = isatty(STDOUT_FILENO) && !o->json;
 	bool connected = false, lost = false;
 	struct answer a;
-	struct tel t = { .fd = -1 };
+	struct tel t = {.fd = -1};
 	char stamp[32];
 	time_t now;
 	int rc;
@@ -1234,8 +1251,10 @@ run_watch(struct view *w, const struct opts *o)
 				printf("%.*s\n", (int)a.raw_len, a.raw);
 				answer_free(&a);
 			} else if (!lost) {
-				fprintf(stderr, "turbolbctl: %s turbolbd not "
-						"reachable; retrying\n", stamp);
+				fprintf(stderr,
+					"turbolbctl: %s turbolbd not "
+					"reachable; retrying\n",
+					stamp);
 			}
 			lost = !connected;
 			fflush(stdout);
@@ -1253,7 +1272,8 @@ run_watch(struct view *w, const struct opts *o)
 			answer_free(&a);
 		} else {
 			printf("turbolbctl %s  %s  turbolbd not reachable "
-			       "(prefix \"%s\"); retrying\n", w->req, stamp,
+			       "(prefix \"%s\"); retrying\n",
+			       w->req, stamp,
 			       o->socket != NULL ? o->socket : o->prefix);
 			json_decref(w->prev);
 			w->prev = NULL;
@@ -1269,7 +1289,7 @@ run_watch(struct view *w, const struct opts *o)
 static int
 run_view(struct view *w, const struct opts *o)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	if (!o->watch)
 		return run_once(w, o);
@@ -1319,10 +1339,11 @@ cmd_policy(const struct cli_cmd *cmd, const char *arg, void *ctx)
 		return cmd_view(cmd, arg, ctx);
 	if (o->watch)
 		return USAGE_ERROR("%s", "--watch only shows; it "
-				       "cannot switch a policy");
+					 "cannot switch a policy");
 	if (!valid_policy_arg(arg))
 		return USAGE_ERROR("bad policy '%s': want NAME or "
-				       "NAME:PARAM, e.g. jbsq:4", arg);
+				   "NAME:PARAM, e.g. jbsq:4",
+				   arg);
 	snprintf(req, sizeof(req), "/turbolb/policy,%s", arg);
 	return run_simple_action(o, "/turbolb/policy", req,
 				 "switching the policy");
@@ -1337,7 +1358,7 @@ cmd_reload(const struct cli_cmd *cmd, const char *arg, void *ctx)
 	(void)arg;
 	if (o->watch)
 		return USAGE_ERROR("%s", "reload takes no argument "
-				       "and no --watch");
+					 "and no --watch");
 	return run_simple_action(o, "/turbolb/reload", "/turbolb/reload",
 				 "reloading its configuration");
 }
@@ -1345,14 +1366,15 @@ cmd_reload(const struct cli_cmd *cmd, const char *arg, void *ctx)
 static int
 cmd_raw(const struct cli_cmd *cmd, const char *arg, void *ctx)
 {
-	struct view w = { .kind = CMD_RAW, .req = arg };
+	struct view w = {.kind = CMD_RAW, .req = arg};
 
 	(void)cmd;
 	if (arg[0] != '/' || strcspn(arg, ",") > TEL_MAX_CMD ||
 	    strlen(arg) > TEL_MAX_REQUEST)
 		return USAGE_ERROR("bad telemetry command '%s': "
-				       "/NAME[,PARAMS], name under 56 "
-				       "bytes, all under 1024", arg);
+				   "/NAME[,PARAMS], name under 56 "
+				   "bytes, all under 1024",
+				   arg);
 	return run_view(&w, ctx);
 }
 
@@ -1365,48 +1387,59 @@ cmd_metrics(const struct cli_cmd *cmd, const char *arg, void *ctx)
 	(void)arg;
 	if (o->watch || o->json)
 		return USAGE_ERROR("%s", "metrics prints "
-				       "Prometheus text once: no --watch, "
-				       "no --json");
+					 "Prometheus text once: no --watch, "
+					 "no --json");
 	return run_metrics(o);
 }
 
-static const struct view v_stats = { .kind = CMD_STATS,
-				     .req = "/turbolb/stats" };
-static const struct view v_cores = { .kind = CMD_CORES,
-				     .req = "/turbolb/cores" };
-static const struct view v_config = { .kind = CMD_CONFIG,
-				      .req = "/turbolb/config" };
-static const struct view v_policy = { .kind = CMD_POLICY,
-				      .req = "/turbolb/config" };
+static const struct view v_stats = {.kind = CMD_STATS, .req = "/turbolb/stats"};
+static const struct view v_cores = {.kind = CMD_CORES, .req = "/turbolb/cores"};
+static const struct view v_config = {.kind = CMD_CONFIG,
+				     .req = "/turbolb/config"};
+static const struct view v_policy = {.kind = CMD_POLICY,
+				     .req = "/turbolb/config"};
 
 static const struct cli_cmd cmds[] = {
-	{ .name = "stats", .run = cmd_view, .data = &v_stats,
-	  .help = "counters, drops grouped by reason" },
-	{ .name = "cores", .run = cmd_view, .data = &v_cores,
-	  .help = "per host core: state, outstanding, sent, completed\n"
-		  "(every core: all the daemon's pages)" },
-	{ .name = "config", .run = cmd_view, .data = &v_config,
-	  .help = "the active policy and parameters" },
-	{ .name = "policy", .takes = CLI_CMD_OPT_ARG, .arg = "NAME[:PARAM]",
-	  .run = cmd_policy, .data = &v_policy, .help = "the active policy",
-	  .arg_help = "switch to policy NAME (e.g. jbsq:4)" },
-	{ .name = "reload", .run = cmd_reload,
-	  .help = "reload the configuration file" },
-	{ .name = "raw", .takes = CLI_CMD_ARG, .arg = "CMD[,PARAMS]",
-	  .run = cmd_raw,
-	  .help = "send any telemetry command, e.g. /ethdev/list" },
-	{ .name = "metrics", .run = cmd_metrics,
-	  .help = "stats and cores as Prometheus text (the daemon's\n"
-		  "metrics endpoint's), e.g. for node_exporter's\n"
-		  "textfile collector" },
-	{ .name = NULL },
+	{.name = "stats",
+	 .run = cmd_view,
+	 .data = &v_stats,
+	 .help = "counters, drops grouped by reason"},
+	{.name = "cores",
+	 .run = cmd_view,
+	 .data = &v_cores,
+	 .help = "per host core: state, outstanding, sent, completed\n"
+		 "(every core: all the daemon's pages)"},
+	{.name = "config",
+	 .run = cmd_view,
+	 .data = &v_config,
+	 .help = "the active policy and parameters"},
+	{.name = "policy",
+	 .takes = CLI_CMD_OPT_ARG,
+	 .arg = "NAME[:PARAM]",
+	 .run = cmd_policy,
+	 .data = &v_policy,
+	 .help = "the active policy",
+	 .arg_help = "switch to policy NAME (e.g. jbsq:4)"},
+	{.name = "reload",
+	 .run = cmd_reload,
+	 .help = "reload the configuration file"},
+	{.name = "raw",
+	 .takes = CLI_CMD_ARG,
+	 .arg = "CMD[,PARAMS]",
+	 .run = cmd_raw,
+	 .help = "send any telemetry command, e.g. /ethdev/list"},
+	{.name = "metrics",
+	 .run = cmd_metrics,
+	 .help = "stats and cores as Prometheus text (the daemon's\n"
+		 "metrics endpoint's), e.g. for node_exporter's\n"
+		 "textfile collector"},
+	{.name = NULL},
 };
 
-static struct opts O = { .prefix = DEFAULT_PREFIX };
+static struct opts O = {.prefix = DEFAULT_PREFIX};
 
 static int
-prefix_fn(const struct cli_opt *opt, const char *arg, char *err,
-	  size_t errlen)
+prefix_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 {
 	(void)opt;
 	if (arg[0] == '\0' || strchr(arg, '/') != NULL) {
@@ -1418,32 +1451,60 @@ prefix_fn(const struct cli_opt *opt, const char *arg, char *err,
 }
 
 static const struct cli_opt opts[] = {
-	{ .name = "file-prefix", .letter = 'f', .kind = CLI_FN,
-	  .fn = prefix_fn, .arg = "P",
-	  .help = "EAL file prefix of the daemon (default " DEFAULT_PREFIX
-		  ")" },
-	{ .name = "instance", .letter = 'i', .kind = CLI_UINT,
-	  CLI_DEST(O.instance), .hi = 32767, .arg = "N",
-	  .help = "telemetry socket instance N (dpdk_telemetry.v2:N)" },
-	{ .name = "socket", .letter = 's', .kind = CLI_STRING,
-	  CLI_DEST(O.socket), .arg = "PATH",
-	  .help = "telemetry socket to use, instead of looking for it" },
-	{ .name = "json", .letter = 'j', .kind = CLI_FLAG, CLI_DEST(O.json),
-	  .help = "print the daemon's JSON answer" },
-	{ .name = "watch", .letter = 'w', .kind = CLI_FLAG, CLI_DEST(O.watch),
-	  .help = "refresh every second until Ctrl-C" },
-	{ .name = "interval", .letter = 'n', .kind = CLI_DURATION,
-	  CLI_DEST(O.interval), .unit_ns = 1e9, .dlo = 0.1, .dhi = 3600,
-	  .def = "1", .arg = "SECS",
-	  .help = "refresh period of --watch: 0.1 to 3600 seconds,\n"
-		  "or with a unit (250ms)" },
-	{ .name = "all", .letter = 'a', .kind = CLI_FLAG, CLI_DEST(O.all),
-	  .help = "stats: list drop reasons that are 0 too" },
-	{ .name = "help", .letter = 'h', .kind = CLI_HELP,
-	  .help = "show this help" },
-	{ .name = "version", .letter = 'V', .kind = CLI_VERSION,
-	  .help = "show the version" },
-	{ .kind = CLI_END },
+	{.name = "file-prefix",
+	 .letter = 'f',
+	 .kind = CLI_FN,
+	 .fn = prefix_fn,
+	 .arg = "P",
+	 .help = "EAL file prefix of the daemon (default " DEFAULT_PREFIX ")"},
+	{.name = "instance",
+	 .letter = 'i',
+	 .kind = CLI_UINT,
+	 CLI_DEST(O.instance),
+	 .hi = 32767,
+	 .arg = "N",
+	 .help = "telemetry socket instance N (dpdk_telemetry.v2:N)"},
+	{.name = "socket",
+	 .letter = 's',
+	 .kind = CLI_STRING,
+	 CLI_DEST(O.socket),
+	 .arg = "PATH",
+	 .help = "telemetry socket to use, instead of looking for it"},
+	{.name = "json",
+	 .letter = 'j',
+	 .kind = CLI_FLAG,
+	 CLI_DEST(O.json),
+	 .help = "print the daemon's JSON answer"},
+	{.name = "watch",
+	 .letter = 'w',
+	 .kind = CLI_FLAG,
+	 CLI_DEST(O.watch),
+	 .help = "refresh every second until Ctrl-C"},
+	{.name = "interval",
+	 .letter = 'n',
+	 .kind = CLI_DURATION,
+	 CLI_DEST(O.interval),
+	 .unit_ns = 1e9,
+	 .dlo = 0.1,
+	 .dhi = 3600,
+	 .def = "1",
+	 .arg = "SECS",
+	 .help = "refresh period of --watch: 0.1 to 3600 seconds,\n"
+		 "or with a unit (250ms)"},
+	{.name = "all",
+	 .letter = 'a',
+	 .kind = CLI_FLAG,
+	 CLI_DEST(O.all),
+	 .help = "stats: list drop reasons that are 0 too"},
+	{.name = "help",
+	 .letter = 'h',
+	 .kind = CLI_HELP,
+	 .help = "show this help"},
+	{.name = "version",
+	 .letter = 'V',
+	 .kind = CLI_VERSION,
+	 .help = "show the version"},
+	{.kind = CLI_END},
 };
 
 static const struct cli_spec spec = {

@@ -17,10 +17,10 @@
 #define FUZZ_CHECK_FILE __FILE__
 #endif
 
-#define CHECK(cond) \
-	do { \
-		if (!(cond)) \
-			check_failed(FUZZ_CHECK_FILE, __LINE__, #cond); \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (!(cond))                                                   \
+			check_failed(FUZZ_CHECK_FILE, __LINE__, #cond);        \
 	} while (0)
 
 static void check_failed(const char *file, int line, const char *what)

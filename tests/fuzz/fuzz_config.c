@@ -76,8 +76,7 @@ check_valid(const struct tlb_config *cfg)
 	unsigned int i, j;
 
 	CHECK(cfg->eal.memory_mb >= 16 && cfg->eal.memory_mb <= 1048576);
-	CHECK(str_ok(cfg->eal.file_prefix, sizeof(cfg->eal.file_prefix),
-		     true));
+	CHECK(str_ok(cfg->eal.file_prefix, sizeof(cfg->eal.file_prefix), true));
 	check_str_list(cfg->eal.vdevs, cfg->eal.n_vdevs, TLB_CFG_MAX_VDEVS);
 	check_str_list(cfg->eal.args, cfg->eal.n_args, TLB_CFG_MAX_EAL_ARGS);
 
@@ -97,8 +96,7 @@ check_valid(const struct tlb_config *cfg)
 	CHECK(cfg->datapath.rx_desc >= 64 && cfg->datapath.rx_desc <= 16384);
 	CHECK(cfg->datapath.tx_desc >= 64 && cfg->datapath.tx_desc <= 16384);
 	CHECK(cfg->datapath.mbufs == 0 ||
-	      (cfg->datapath.mbufs >= 1024 &&
-	       cfg->datapath.mbufs <= 16777216));
+	      (cfg->datapath.mbufs >= 1024 && cfg->datapath.mbufs <= 16777216));
 
 	check_port_ref(&cfg->ports.uplink);
 	if (cfg->ports.has_default_target)

@@ -34,10 +34,10 @@
 
 #include "fuzz_check.h"
 
-#define HDR_BYTES 64u
+#define HDR_BYTES      64u
 #define SLOT_CTL_BYTES 192u
-#define REC_BYTES 32u
-#define MIN_RING 16u
+#define REC_BYTES      32u
+#define MIN_RING       16u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -105,7 +105,7 @@ check_accepted(const uint8_t *buf, size_t len)
 }
 
 #define LIVE_CORES 2u
-#define LIVE_RING 16u
+#define LIVE_RING  16u
 
 /* The live ring, created once: the NIC handle and a raw mapping. */
 static struct tlb_cr *live;
@@ -127,8 +127,8 @@ live_open(void)
 	live_len = tlb_cr_region_size(LIVE_CORES, LIVE_RING);
 	fd = shm_open(name, O_RDWR, 0);
 	CHECK(fd >= 0);
-	live_raw = mmap(NULL, live_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			fd, 0);
+	live_raw =
+		mmap(NULL, live_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	CHECK(live_raw != MAP_FAILED);
 	close(fd);
 	/* Gone from /dev/shm at once; both mappings stay. */
@@ -141,7 +141,7 @@ live_fuzz(const uint8_t *data, size_t size)
 	struct tlb_cr_faults f0, f1;
 	struct tlb_credit out[LIVE_RING];
 	struct tlb_credit_sum sum[LIVE_CORES];
-	const uint32_t cores[LIVE_CORES] = { 0, 1 };
+	const uint32_t cores[LIVE_CORES] = {0, 1};
 	size_t off, n;
 
 	if (live == NULL)
@@ -164,12 +164,14 @@ live_fuzz(const uint8_t *data, size_t size)
 			      sum[j].records <= 1u + data[0] % LIVE_RING);
 		}
 		for (uint32_t c = 0; c < LIVE_CORES; c++) {
-			unsigned int got = tlb_cr_drain(live, c, out, LIVE_RING);
+			unsigned int got =
+				tlb_cr_drain(live, c, out, LIVE_RING);
 
 			CHECK(got <= LIVE_RING);
 			for (unsigned int j = 0; j < got; j++)
 				CHECK(out[j].work_ns <=
-				      (uint64_t)out[j].completions * UINT32_MAX);
+				      (uint64_t)out[j].completions *
+					      UINT32_MAX);
 		}
 		(void)tlb_cr_state(live, round);
 		(void)tlb_cr_host_epoch(live);

@@ -30,11 +30,11 @@
 
 #include "fuzz_check.h"
 
-#define ETH_HDR_LEN 14u
-#define UDP_HDR_LEN 8u
-#define IPV6_HDR_LEN 40u
+#define ETH_HDR_LEN     14u
+#define UDP_HDR_LEN     8u
+#define IPV6_HDR_LEN    40u
 #define RPC_OFF_WORK_NS 28u
-#define IP_MAX_LEN 65535u
+#define IP_MAX_LEN      65535u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -132,8 +132,8 @@ ours(const struct tlb_parse_opts *o, uint16_t port)
 
 	if (o == NULL)
 		return false;
-	n = o->n_udp_ports < TLB_RPC_MAX_PORTS ? o->n_udp_ports :
-						 TLB_RPC_MAX_PORTS;
+	n = o->n_udp_ports < TLB_RPC_MAX_PORTS ? o->n_udp_ports
+					       : TLB_RPC_MAX_PORTS;
 	for (i = 0; i < n; i++)
 		if (o->udp_ports[i] == port)
 			return true;
@@ -151,8 +151,8 @@ hdr_eq(const struct tlb_rpc_hdr *a, const struct tlb_rpc_hdr *b)
 	       a->payload_len == b->payload_len && a->status == b->status &&
 	       a->svc_hint_ns == b->svc_hint_ns && a->work_ns == b->work_ns &&
 	       a->client_ts == b->client_ts &&
-	       a->server_core == b->server_core &&
-	       a->reserved == b->reserved && a->service_ns == b->service_ns;
+	       a->server_core == b->server_core && a->reserved == b->reserved &&
+	       a->service_ns == b->service_ns;
 }
 
 static bool
@@ -278,13 +278,13 @@ same_except(const uint8_t *a, const uint8_t *b, size_t len, size_t skip_a,
 }
 
 static void
-check_set_work_ns(const uint8_t *b, size_t len,
-		  const struct tlb_parse_opts *o, const struct tlb_parsed *p,
-		  uint32_t seed)
+check_set_work_ns(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
+		  const struct tlb_parsed *p, uint32_t seed)
 {
 	const uint32_t values[] = {
-		0, 0xffffffffu, 0x0000ffffu, 0xffff0000u, p->hdr.work_ns,
-		~p->hdr.work_ns, seed, seed ^ 0x5a5a5a5au,
+		0,           0xffffffffu,        0x0000ffffu,
+		0xffff0000u, p->hdr.work_ns,     ~p->hdr.work_ns,
+		seed,        seed ^ 0x5a5a5a5au,
 	};
 	size_t ck_off = p->l4_off + 6u;
 	size_t w_off = p->rpc_off + RPC_OFF_WORK_NS;
@@ -337,8 +337,8 @@ check_response(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	uint8_t *c = dup_frame(b, len);
 	size_t n;
 
-	ip_len = total - p->l3_off -
-		 (p->key.ip_version == 6 ? IPV6_HDR_LEN : 0);
+	ip_len =
+		total - p->l3_off - (p->key.ip_version == 6 ? IPV6_HDR_LEN : 0);
 	n = tlb_make_response(c, len, p, type, status, core, svc, resp_len);
 	if (resp_len > room || ip_len > IP_MAX_LEN) {
 		CHECK(n == 0);
@@ -426,16 +426,16 @@ static void
 check_request(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	      const struct tlb_parsed *p, uint32_t seed)
 {
-	uint16_t room = (uint16_t)(len - p->payload_off < 0xffff ?
-					   len - p->payload_off : 0xffff);
+	uint16_t room =
+		(uint16_t)(len - p->payload_off < 0xffff ? len - p->payload_off
+							 : 0xffff);
 	uint8_t *c;
 
 	check_response(b, len, o, p, TLB_MSG_RESPONSE, p->hdr.payload_len,
 		       seed);
 	check_response(b, len, o, p, TLB_MSG_ERROR, 0, seed);
 	check_response(b, len, o, p, TLB_MSG_RESPONSE, room, seed);
-	check_response(b, len, o, p, TLB_MSG_ERROR, (uint16_t)(room / 2),
-		       seed);
+	check_response(b, len, o, p, TLB_MSG_ERROR, (uint16_t)(room / 2), seed);
 	if (room < 0xffff)
 		check_response(b, len, o, p, TLB_MSG_RESPONSE,
 			       (uint16_t)(room + 1), seed);
@@ -517,31 +517,30 @@ check_build(const uint8_t *data, size_t size)
 
 	h.magic = TLB_RPC_MAGIC;
 	h.version = TLB_RPC_VERSION;
-	h.type = sel & 4 ? TLB_MSG_REQUEST :
-			   (sel & 8 ? TLB_MSG_RESPONSE : TLB_MSG_ERROR);
+	h.type = sel & 4 ? TLB_MSG_REQUEST
+			 : (sel & 8 ? TLB_MSG_RESPONSE : TLB_MSG_ERROR);
 	h.pkt_cnt = (uint16_t)(1 + h.pkt_cnt % TLB_RPC_MAX_PKTS);
 	h.pkt_idx = (uint16_t)(h.pkt_idx % h.pkt_cnt);
 
-	n = tlb_build_frame(frame, sizeof(frame), &a, &h, payload,
-			    payload_len);
+	n = tlb_build_frame(frame, sizeof(frame), &a, &h, payload, payload_len);
 	if (n == 0) {
 		/* Only a frame that cannot fit is refused. */
 		CHECK(ETH_HDR_LEN + (a.has_vlan ? 4u : 0u) +
-		      (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) +
-		      UDP_HDR_LEN + TLB_RPC_HDR_LEN + payload_len >
+			      (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) +
+			      UDP_HDR_LEN + TLB_RPC_HDR_LEN + payload_len >
 		      sizeof(frame));
 		return;
 	}
 	CHECK(n == ETH_HDR_LEN + (a.has_vlan ? 4u : 0u) +
-	      (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) + UDP_HDR_LEN +
-	      TLB_RPC_HDR_LEN + payload_len);
+			   (a.key.ip_version == 4 ? 20u : IPV6_HDR_LEN) +
+			   UDP_HDR_LEN + TLB_RPC_HDR_LEN + payload_len);
 	memset(&o, 0, sizeof(o));
 	o.n_udp_ports = 1;
-	o.udp_ports[0] = h.type == TLB_MSG_REQUEST ? a.key.dst_port :
-						     a.key.src_port;
+	o.udp_ports[0] =
+		h.type == TLB_MSG_REQUEST ? a.key.dst_port : a.key.src_port;
 	CHECK(parse_checked(frame, n, &o, &p) == TLB_PARSE_OK);
-	CHECK(p.cls == (h.type == TLB_MSG_REQUEST ? TLB_FRAME_REQUEST :
-						     TLB_FRAME_RESPONSE));
+	CHECK(p.cls == (h.type == TLB_MSG_REQUEST ? TLB_FRAME_REQUEST
+						  : TLB_FRAME_RESPONSE));
 	h.payload_len = payload_len;
 	CHECK(hdr_eq(&p.hdr, &h));
 	CHECK(p.has_vlan == a.has_vlan);
@@ -564,18 +563,18 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct tlb_parse_opts one = {
-		.udp_ports = { 9000 },
+		.udp_ports = {9000},
 		.n_udp_ports = 1,
 	};
 	static const struct tlb_parse_opts many = {
-		.udp_ports = { 53, 9000, 9001, 7000, 4791, 1, 65535, 0 },
+		.udp_ports = {53, 9000, 9001, 7000, 4791, 1, 65535, 0},
 		.n_udp_ports = TLB_RPC_MAX_PORTS,
 	};
 	static const struct tlb_parse_opts many_over = {
-		.udp_ports = { 53, 9000, 9001, 7000, 4791, 1, 65535, 0 },
+		.udp_ports = {53, 9000, 9001, 7000, 4791, 1, 65535, 0},
 		.n_udp_ports = 0xffffffffu,
 	};
-	static const struct tlb_parse_opts none = { .n_udp_ports = 0 };
+	static const struct tlb_parse_opts none = {.n_udp_ports = 0};
 	struct tlb_parse_opts own;
 	struct tlb_parsed p;
 	uint32_t seed = 0;

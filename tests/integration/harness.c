@@ -36,8 +36,8 @@ make_port(const char *name, struct ring_port *p, unsigned int n)
 struct tlb_frame_addrs
 client(uint16_t sport)
 {
-	static const uint8_t cli_ip[4] = { 10, 0, 0, 1 };
-	static const uint8_t srv_ip[4] = { 10, 0, 0, 2 };
+	static const uint8_t cli_ip[4] = {10, 0, 0, 1};
+	static const uint8_t srv_ip[4] = {10, 0, 0, 2};
 
 	return frame_addrs_v4(cli_ip, srv_ip, sport, RPC_PORT);
 }
@@ -69,8 +69,8 @@ response_mbuf(struct rte_mempool *pool, const struct out_pkt *req,
 unsigned int
 collect(struct rte_ring *r, struct out_pkt *out, unsigned int max)
 {
-	struct tlb_parse_opts opts = { .udp_ports = { RPC_PORT },
-				       .n_udp_ports = 1 };
+	struct tlb_parse_opts opts = {.udp_ports = {RPC_PORT},
+				      .n_udp_ports = 1};
 	struct rte_mbuf *m;
 	unsigned int n = 0;
 
@@ -95,4 +95,3 @@ drain(struct rte_ring *r)
 		total += n;
 	return total;
 }
-

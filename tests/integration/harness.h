@@ -14,7 +14,7 @@
 
 #include "frames.h"
 
-#define RPC_PORT 9000
+#define RPC_PORT        9000
 #define MAX_RING_QUEUES 4
 
 /* A net_ring port named net_ring_<name> with n queues. */
@@ -38,11 +38,10 @@ struct rte_mbuf *mbuf_of(struct rte_mempool *pool, const void *frame,
 /* The response a host core makes of req, as turbolb-server does: in an
  * mbuf of pool, saying it was served by server_core in service_ns. */
 struct rte_mbuf *response_mbuf(struct rte_mempool *pool,
-			       const struct out_pkt *req,
-			       uint16_t server_core, uint32_t service_ns);
+			       const struct out_pkt *req, uint16_t server_core,
+			       uint32_t service_ns);
 /* Takes up to max frames the datapath sent on r, parsed. */
-unsigned int collect(struct rte_ring *r, struct out_pkt *out,
-		     unsigned int max);
+unsigned int collect(struct rte_ring *r, struct out_pkt *out, unsigned int max);
 /* Frees whatever waits on r; returns how many. */
 unsigned int drain(struct rte_ring *r);
 

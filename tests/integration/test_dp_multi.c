@@ -27,10 +27,10 @@
 #include "harness.h"
 #include "port.h"
 
-#define N_CORES 4
-#define N_DPS 2
+#define N_CORES    4
+#define N_DPS      2
 #define N_REQUESTS 6000
-#define WINDOW 256 /* requests in flight, below every ring's size */
+#define WINDOW     256 /* requests in flight, below every ring's size */
 
 static const char *yaml =
 	"ports:\n"
@@ -46,7 +46,8 @@ static const char *yaml =
 	"  tx_desc: 256\n"
 	"policy: { name: jsq }\n"
 	/* The host server is this test thread, which shares a CPU with a
-	 * dispatcher: it may stall for a scheduler slice. Not a liveness test. */
+	 * dispatcher: it may stall for a scheduler slice. Not a liveness test.
+	 */
 	"host: { credits: inband, stale_timeout_us: 60000000 }\n";
 
 static struct ring_port up, tgt[N_CORES];
@@ -67,9 +68,12 @@ serve(void)
 		unsigned int n = collect(tgt[c].tx[0], req, 32);
 
 		for (unsigned int i = 0; i < n; i++)
-			assert_int_equal(rte_ring_enqueue(tgt[c].rx[0],
-				response_mbuf(pool, &req[i], (uint16_t)c,
-					      100)), 0);
+			assert_int_equal(
+				rte_ring_enqueue(tgt[c].rx[0],
+						 response_mbuf(pool, &req[i],
+							       (uint16_t)c,
+							       100)),
+				0);
 		served[c] += n;
 		total += n;
 	}
@@ -98,10 +102,12 @@ test_two_dispatchers(void **state)
 
 			/* Where it came in, for the check below. */
 			h.svc_class = (uint16_t)q;
-			size_t len = tlb_build_frame(f, sizeof(f), &a, &h,
-						     NULL, 0);
-			assert_int_equal(rte_ring_enqueue(up.rx[q],
-				mbuf_of(pool, f, len)), 0);
+			size_t len =
+				tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
+			assert_int_equal(
+				rte_ring_enqueue(up.rx[q],
+						 mbuf_of(pool, f, len)),
+				0);
 			sent++;
 			moved++;
 		}
@@ -120,8 +126,8 @@ test_two_dispatchers(void **state)
 				/* Back on the queue it came in on, through
 				 * the dispatcher that owns its core. */
 				assert_int_equal(resp[i].p.hdr.svc_class, q);
-				assert_int_equal(resp[i].p.hdr.server_core %
-							 N_DPS, q);
+				assert_int_equal(
+					resp[i].p.hdr.server_core % N_DPS, q);
 			}
 			received += n;
 			moved += n;
@@ -139,9 +145,11 @@ test_two_dispatchers(void **state)
 		for (unsigned int d = 0; d < N_DPS; d++)
 			for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++)
 				if (dps[d].stats.c[i] != 0)
-					fprintf(stderr, "dispatcher %u: %s %lu\n",
-						d, tlb_dp_counter_names[i],
-						(unsigned long)dps[d].stats.c[i]);
+					fprintf(stderr,
+						"dispatcher %u: %s %lu\n", d,
+						tlb_dp_counter_names[i],
+						(unsigned long)dps[d]
+							.stats.c[i]);
 	assert_int_equal(received, N_REQUESTS);
 
 	uint64_t steered = 0, responses = 0, completions = 0;
@@ -166,9 +174,15 @@ test_two_dispatchers(void **state)
 static int
 group_setup(void **state)
 {
-	char *argv[] = { "test_dp_multi", "--no-huge", "-m", "256",
-			 "--no-shconf", "--no-pci", "--lcores=0@0,1@0,2@1",
-			 "--log-level=lib.*:error", NULL };
+	char *argv[] = {"test_dp_multi",
+			"--no-huge",
+			"-m",
+			"256",
+			"--no-shconf",
+			"--no-pci",
+			"--lcores=0@0,1@0,2@1",
+			"--log-level=lib.*:error",
+			NULL};
 	char name[16];
 	char err[256];
 

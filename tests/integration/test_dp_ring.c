@@ -32,38 +32,37 @@
 
 #define N_CORES 4
 
-
 static struct ring_port up, def, tgt[N_CORES];
 static struct rte_mempool *test_pool, *dp_pool;
 static struct tlb_config cfg;
 static struct tlb_dp dp;
 static uint64_t next_id = 1;
 
-static const char *base_yaml =
-	"ports:\n"
-	"  uplink: { port: net_ring_up }\n"
-	"  default_target: { port: net_ring_def }\n"
-	"  targets:\n"
-	"    - { core: 0, port: net_ring_t0 }\n"
-	"    - { core: 1, port: net_ring_t1 }\n"
-	"    - { core: 2, port: net_ring_t2 }\n"
-	"    - { core: 3, port: net_ring_t3 }\n"
-	"datapath:\n"
-	"  lcores: [1]\n"
-	"  rx_desc: 256\n"
-	"  tx_desc: 256\n"
-	"fifo:\n"
-	"  capacity: 4\n"
-	"host:\n"
-	"  credits: inband\n"
-	"  stale_timeout_us: 60000000\n";
+static const char *base_yaml = "ports:\n"
+			       "  uplink: { port: net_ring_up }\n"
+			       "  default_target: { port: net_ring_def }\n"
+			       "  targets:\n"
+			       "    - { core: 0, port: net_ring_t0 }\n"
+			       "    - { core: 1, port: net_ring_t1 }\n"
+			       "    - { core: 2, port: net_ring_t2 }\n"
+			       "    - { core: 3, port: net_ring_t3 }\n"
+			       "datapath:\n"
+			       "  lcores: [1]\n"
+			       "  rx_desc: 256\n"
+			       "  tx_desc: 256\n"
+			       "fifo:\n"
+			       "  capacity: 4\n"
+			       "host:\n"
+			       "  credits: inband\n"
+			       "  stale_timeout_us: 60000000\n";
 
 /* ---- frames ---- */
 
 static void
 inject(struct rte_ring *r, const void *frame, size_t len)
 {
-	assert_int_equal(rte_ring_enqueue(r, mbuf_of(test_pool, frame, len)), 0);
+	assert_int_equal(rte_ring_enqueue(r, mbuf_of(test_pool, frame, len)),
+			 0);
 }
 
 /* Sends one request from client port sport; returns its id. */
@@ -96,7 +95,9 @@ static void
 respond(unsigned int core, const struct out_pkt *req)
 {
 	assert_int_equal(rte_ring_enqueue(tgt[core].rx[0],
-		response_mbuf(test_pool, req, (uint16_t)core, 500)), 0);
+					  response_mbuf(test_pool, req,
+							(uint16_t)core, 500)),
+			 0);
 }
 
 static uint64_t
@@ -145,8 +146,8 @@ start(const char *policy, uint32_t k, enum tlb_credit_mode credits,
 	char err[256];
 
 	if (cr != NULL)
-		assert_int_equal(tlb_transport_shm_wrap(cr, &t, err,
-							sizeof(err)), 0);
+		assert_int_equal(
+			tlb_transport_shm_wrap(cr, &t, err, sizeof(err)), 0);
 	start_with(policy, k, credits, t);
 }
 
@@ -177,9 +178,16 @@ teardown_dp(void **state)
 static int
 group_setup(void **state)
 {
-	char *argv[] = { "test_dp_ring", "--no-huge", "-m", "256",
-			 "--no-shconf", "--no-pci", "-l", "0",
-			 "--log-level=lib.*:error", NULL };
+	char *argv[] = {"test_dp_ring",
+			"--no-huge",
+			"-m",
+			"256",
+			"--no-shconf",
+			"--no-pci",
+			"-l",
+			"0",
+			"--log-level=lib.*:error",
+			NULL};
 	char name[16];
 
 	(void)state;
@@ -341,8 +349,14 @@ test_work_stamped_checksum_valid(void **state)
 static void
 test_other_layouts_general_path(void **state)
 {
-	static const struct { int v; bool vlan; } shapes[] = {
-		{ 4, true }, { 6, false }, { 6, true }, { 4, false },
+	static const struct {
+		int v;
+		bool vlan;
+	} shapes[] = {
+		{4, true},
+		{6, false},
+		{6, true},
+		{4, false},
 	};
 	uint64_t steered = 0;
 
@@ -350,7 +364,8 @@ test_other_layouts_general_path(void **state)
 	start("jlq", 2, TLB_CREDITS_INBAND, NULL);
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct tlb_frame_addrs a = client((uint16_t)(32000 + s));
-		struct tlb_rpc_hdr h = frame_request_hdr(next_id++, 1500 + 100 * s);
+		struct tlb_rpc_hdr h =
+			frame_request_hdr(next_id++, 1500 + 100 * s);
 		uint8_t f[256], expect[256];
 		struct out_pkt out[4];
 		unsigned int n = 0;
@@ -378,7 +393,8 @@ test_other_layouts_general_path(void **state)
 		assert_int_equal(n, 1);
 		h.work_ns = h.svc_hint_ns;
 		assert_int_equal(tlb_build_frame(expect, sizeof(expect), &a, &h,
-						 "abcd", 4), len);
+						 "abcd", 4),
+				 len);
 		assert_int_equal(out[0].len, len);
 		assert_memory_equal(expect, out[0].frame, len);
 		assert_int_equal(tlb_lv_outstanding_work(dp.lv, (uint32_t)core),
@@ -404,7 +420,7 @@ test_other_layouts_general_path(void **state)
 static void
 test_multi_segment_frames(void **state)
 {
-	static const uint8_t junk[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 	struct tlb_frame_addrs a = client(33000);
 	struct tlb_rpc_hdr h = frame_request_hdr(next_id, 700);
 	uint8_t f[256], expect[256], got[256];
@@ -415,18 +431,20 @@ test_multi_segment_frames(void **state)
 	(void)state;
 	assert_true(len > 60);
 	h.work_ns = 700;
-	assert_int_equal(tlb_build_frame(expect, sizeof(expect), &a, &h,
-					 "abcd", 4), len);
+	assert_int_equal(
+		tlb_build_frame(expect, sizeof(expect), &a, &h, "abcd", 4),
+		len);
 	start("jsq", 2, TLB_CREDITS_INBAND, NULL);
 	/* the datagram in the first segment, 8 bytes after it */
 	m = mbuf_of(test_pool, f, len);
-	assert_int_equal(rte_pktmbuf_chain(m, mbuf_of(test_pool, junk,
-						      sizeof(junk))), 0);
+	assert_int_equal(
+		rte_pktmbuf_chain(m, mbuf_of(test_pool, junk, sizeof(junk))),
+		0);
 	assert_int_equal(rte_ring_enqueue(up.rx[0], m), 0);
 	/* the datagram across both */
 	m = mbuf_of(test_pool, f, 50);
-	assert_int_equal(rte_pktmbuf_chain(m, mbuf_of(test_pool, f + 50,
-						      len - 50)), 0);
+	assert_int_equal(
+		rte_pktmbuf_chain(m, mbuf_of(test_pool, f + 50, len - 50)), 0);
 	assert_int_equal(rte_ring_enqueue(up.rx[0], m), 0);
 	pump();
 	for (int c = 0; c < N_CORES; c++) {
@@ -440,8 +458,9 @@ test_multi_segment_frames(void **state)
 			assert_memory_equal(got, expect, len);
 			if (trailing) {
 				tail = m->next;
-				assert_memory_equal(rte_pktmbuf_mtod(tail, void *),
-						    junk, sizeof(junk));
+				assert_memory_equal(
+					rte_pktmbuf_mtod(tail, void *), junk,
+					sizeof(junk));
 			}
 			seen |= trailing ? 1u : 2u;
 			rte_pktmbuf_free(m);
@@ -575,8 +594,8 @@ test_unfinished_messages_released(void **state)
 	send_request(35000, 0);
 	pump();
 	assert_int_equal(counter(TLB_DP_held), 1);
-	for (int i = 0; i < 100000 &&
-	     counter(TLB_DP_incomplete_messages) < N_CORES; i++) {
+	for (int i = 0;
+	     i < 100000 && counter(TLB_DP_incomplete_messages) < N_CORES; i++) {
 		rte_delay_us_block(100);
 		tlb_dp_poll(&dp);
 	}
@@ -640,7 +659,9 @@ static void
 respond_as(unsigned int core, const struct out_pkt *req, uint16_t server_core)
 {
 	assert_int_equal(rte_ring_enqueue(tgt[core].rx[0],
-		response_mbuf(test_pool, req, server_core, 500)), 0);
+					  response_mbuf(test_pool, req,
+							server_core, 500)),
+			 0);
 }
 
 /* A response is the completion of the core whose queue it arrives on;
@@ -767,12 +788,12 @@ test_malformed_counted(void **state)
 	/* A response arriving from the wire side. */
 	uint8_t r[256];
 	struct tlb_parsed p;
-	struct tlb_parse_opts opts = { .udp_ports = { RPC_PORT },
-				       .n_udp_ports = 1 };
+	struct tlb_parse_opts opts = {.udp_ports = {RPC_PORT},
+				      .n_udp_ports = 1};
 	memcpy(r, f, len);
 	assert_int_equal(tlb_parse_frame(r, len, &opts, &p), TLB_PARSE_OK);
-	size_t rlen = tlb_make_response(r, len, &p, TLB_MSG_RESPONSE, 0, 0, 0,
-					0);
+	size_t rlen =
+		tlb_make_response(r, len, &p, TLB_MSG_RESPONSE, 0, 0, 0, 0);
 	inject(up.rx[0], r, rlen);
 	pump();
 	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_MAGIC], 1);
@@ -796,8 +817,9 @@ test_credit_ring(void **state)
 
 	(void)state;
 	snprintf(name, sizeof(name), "/tlb-dptest-%d", getpid());
-	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
-				       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_cr_create(name, N_CORES, 64, 0600, &nic, err, sizeof(err)),
+		0);
 	start("jsq", 2, TLB_CREDITS_RING, nic);
 	/* No host attached: every core offline, requests dropped. */
 	send_request(36000, 0);
@@ -824,7 +846,7 @@ test_credit_ring(void **state)
 	pump();
 	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
 	assert_int_equal(drain(up.tx[0]), 1);
-	struct tlb_credit c = { .completions = 2, .work_ns = 200 };
+	struct tlb_credit c = {.completions = 2, .work_ns = 200};
 	assert_int_equal(tlb_cr_post(host, 0, &c, 1), 1);
 	pump();
 	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 0);
@@ -859,8 +881,8 @@ test_transport_none(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(tlb_transport_none_create(N_CORES, &t, err,
-						   sizeof(err)), 0);
+	assert_int_equal(
+		tlb_transport_none_create(N_CORES, &t, err, sizeof(err)), 0);
 	assert_false(tlb_transport_can_kick(t));
 	cfg.kick.enabled = true;
 	start_with("jsq", 2, TLB_CREDITS_INBAND, t);
@@ -945,7 +967,7 @@ static void
 test_stale_core_written_off_and_back(void **state)
 {
 	struct out_pkt out[64];
-	unsigned int got[N_CORES] = { 0 }, polls = 0;
+	unsigned int got[N_CORES] = {0}, polls = 0;
 	uint64_t answered = 0;
 
 	(void)state;
@@ -993,7 +1015,8 @@ test_stale_core_written_off_and_back(void **state)
 		tlb_dp_poll(&dp);
 	}
 	printf("after the write-off (%u polls of 100 us): core shares %u %u "
-	       "%u %u of 1000\n", polls, got[0], got[1], got[2], got[3]);
+	       "%u %u of 1000\n",
+	       polls, got[0], got[1], got[2], got[3]);
 	assert_false(dp.lv->core[0].probing);
 	assert_true(got[0] >= 1000 / N_CORES / 2);
 	assert_int_equal(counter(TLB_DP_steered), 2 * N_CORES + 1000);
@@ -1010,8 +1033,9 @@ test_kick_parked_core(void **state)
 
 	(void)state;
 	snprintf(name, sizeof(name), "/tlb-kicktest-%d", getpid());
-	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
-				       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_cr_create(name, N_CORES, 64, 0600, &nic, err, sizeof(err)),
+		0);
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
 	tlb_cr_set_state(host, 0, TLB_RUN_PARKED);
 	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
@@ -1063,7 +1087,8 @@ test_policy_switch_at_loop_boundary(void **state)
 	ids[7] = send_request(38000, 0);
 	memset(&u, 0, sizeof(u));
 	assert_int_equal(tlb_policy_init(&u.policy, "jsq", &cfg.policy.params,
-					 N_CORES, err, sizeof(err)), 0);
+					 N_CORES, err, sizeof(err)),
+			 0);
 	u.fifo_slot = tlb_dp_fifo_alloc(64, &u.fifo_capacity, 0);
 	assert_non_null(u.fifo_slot);
 	u.fifo_limit = 64;
@@ -1100,7 +1125,8 @@ switch_policy(const char *name)
 
 	memset(&u, 0, sizeof(u));
 	assert_int_equal(tlb_policy_init(&u.policy, name, &cfg.policy.params,
-					 N_CORES, err, sizeof(err)), 0);
+					 N_CORES, err, sizeof(err)),
+			 0);
 	u.fifo_limit = dp.fifo.limit;
 	u.stale_timeout_ns = dp.stale_timeout_ns;
 	uint64_t gen = tlb_dp_post_update(&dp, &u);
@@ -1135,7 +1161,7 @@ collect_all(unsigned int got[N_CORES], uint32_t hint_ns)
 static void
 test_policy_switch_jlq(void **state)
 {
-	unsigned int got[N_CORES] = { 0 };
+	unsigned int got[N_CORES] = {0};
 	int heavy;
 
 	(void)state;
@@ -1232,8 +1258,9 @@ test_restart_with_buffered_request(void **state)
 	void *x;
 
 	(void)state;
-	assert_int_equal(tlb_cr_create(name, N_CORES, 64, 0600, &nic, err,
-				       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_cr_create(name, N_CORES, 64, 0600, &nic, err, sizeof(err)),
+		0);
 	start("jsq", 2, TLB_CREDITS_INBAND, nic);
 	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
 	rte_delay_us_block(cfg.datapath.housekeeping_us * 2);
@@ -1268,8 +1295,8 @@ test_restart_with_buffered_request(void **state)
 	tlb_cr_destroy(nic, true);
 	assert_int_equal(counter(TLB_DP_messages), 1);
 	assert_int_equal(counter(TLB_DP_host_restarts), 1);
-	assert_int_equal(counter(TLB_DP_stranded) +
-			 counter(TLB_DP_drop_tx_full), 1);
+	assert_int_equal(
+		counter(TLB_DP_stranded) + counter(TLB_DP_drop_tx_full), 1);
 }
 
 /* ---- the latency bound (datapath.tx_hold_ns) ---- */
@@ -1328,7 +1355,8 @@ run_steady(struct steady *st, bool exact, uint32_t k, unsigned int per_poll)
 			unsigned int n = collect(tgt[c].tx[0], out, 64);
 
 			for (unsigned int i = 0; i < n; i++) {
-				uint64_t w = poll -
+				uint64_t w =
+					poll -
 					sent_at[out[i].p.hdr.req_id - base];
 
 				st->waited_max = RTE_MAX(st->waited_max, w);
@@ -1339,7 +1367,8 @@ run_steady(struct steady *st, bool exact, uint32_t k, unsigned int per_poll)
 		got_up += drain(up.tx[0]);
 		assert_int_equal(got_up, counter(TLB_DP_responses));
 		if (exact)
-			assert_int_equal(st->delivered, counter(TLB_DP_steered));
+			assert_int_equal(st->delivered,
+					 counter(TLB_DP_steered));
 		if (k != 0)
 			check_bound_released(k);
 		if (dp.fifo.tail != dp.fifo.head)
@@ -1372,8 +1401,8 @@ test_hold_zero_same_poll(void **state)
 	static const struct {
 		const char *name;
 		uint32_t k;
-	} pols[] = { { "rss", 0 }, { "rr", 0 }, { "random", 0 }, { "pod", 0 },
-		     { "jsq", 0 }, { "jlq", 0 }, { "jbsq", 1 }, { "jbsq", 2 } };
+	} pols[] = {{"rss", 0}, {"rr", 0},  {"random", 0}, {"pod", 0},
+		    {"jsq", 0}, {"jlq", 0}, {"jbsq", 1},   {"jbsq", 2}};
 	struct steady st;
 
 	(void)state;
@@ -1386,8 +1415,7 @@ test_hold_zero_same_poll(void **state)
 		printf("%s k=%u: sent %lu delivered %lu answered %lu, polls "
 		       "waited max %lu, polls with requests held %lu\n",
 		       pols[i].name, pols[i].k, (unsigned long)st.sent,
-		       (unsigned long)st.delivered,
-		       (unsigned long)st.answered,
+		       (unsigned long)st.delivered, (unsigned long)st.answered,
 		       (unsigned long)st.waited_max,
 		       (unsigned long)st.fifo_polls);
 		assert_int_equal(st.delivered, st.sent);
@@ -1424,10 +1452,9 @@ test_jbsq_bound_sends_at_once(void **state)
 		start("jbsq", k, TLB_CREDITS_INBAND, NULL);
 		run_steady(&st, false, k, 4);
 		printf("jbsq k=%u: sent %lu delivered %lu answered %lu, polls "
-		       "with requests held %lu, released %lu\n", k,
-		       (unsigned long)st.sent, (unsigned long)st.delivered,
-		       (unsigned long)st.answered,
-		       (unsigned long)st.fifo_polls,
+		       "with requests held %lu, released %lu\n",
+		       k, (unsigned long)st.sent, (unsigned long)st.delivered,
+		       (unsigned long)st.answered, (unsigned long)st.fifo_polls,
 		       (unsigned long)counter(TLB_DP_released));
 		assert_true(counter(TLB_DP_released) > 0);
 		assert_int_equal(st.delivered, st.sent);
@@ -1554,8 +1581,8 @@ main(void)
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_unfinished_messages_released,
 					  teardown_dp),
-		cmocka_unit_test_teardown(test_continuation_of_lost_core_dropped,
-					  teardown_dp),
+		cmocka_unit_test_teardown(
+			test_continuation_of_lost_core_dropped, teardown_dp),
 		cmocka_unit_test_teardown(test_probe_message_stays_whole,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_response_attributed_by_queue,
@@ -1574,13 +1601,15 @@ main(void)
 		cmocka_unit_test_teardown(test_kick_parked_core, teardown_dp),
 		cmocka_unit_test_teardown(test_tx_full_uncharges_refused,
 					  teardown_dp),
-		cmocka_unit_test_teardown(test_hold_zero_same_poll, teardown_dp),
+		cmocka_unit_test_teardown(test_hold_zero_same_poll,
+					  teardown_dp),
 		cmocka_unit_test_teardown(test_jbsq_bound_sends_at_once,
 					  teardown_dp),
-		cmocka_unit_test_teardown(test_hold_deadline_sends, teardown_dp),
-		cmocka_unit_test_teardown(test_response_not_held, teardown_dp),
-		cmocka_unit_test_teardown(test_response_next_poll_when_keeping_up,
+		cmocka_unit_test_teardown(test_hold_deadline_sends,
 					  teardown_dp),
+		cmocka_unit_test_teardown(test_response_not_held, teardown_dp),
+		cmocka_unit_test_teardown(
+			test_response_next_poll_when_keeping_up, teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
 					  teardown_dp),
 	};

@@ -34,9 +34,9 @@
 #include "dp.h"
 #include "telemetry.h"
 
-#define N_DPS 4u
+#define N_DPS        4u
 #define CORES_PER_DP TLB_MAX_CORES
-#define N_CORES (N_DPS * CORES_PER_DP)
+#define N_CORES      (N_DPS * CORES_PER_DP)
 
 static struct tlb_dp dps[N_DPS];
 static struct tlb_load_view *lvs[N_DPS];
@@ -75,8 +75,7 @@ static const struct tlb_transport_ops fake_ops = {
 	.name = "fake",
 	.core_info = fake_core_info,
 };
-static struct tlb_transport fake_host = { .ops = &fake_ops,
-					  .n_cores = N_CORES };
+static struct tlb_transport fake_host = {.ops = &fake_ops, .n_cores = N_CORES};
 
 /* Core id c's load: distinct values per core, or the longest there are. */
 static void
@@ -103,7 +102,7 @@ set_loads(void)
 static void
 tel_connect(void)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	ssize_t n;
 
 	fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
@@ -154,8 +153,9 @@ static void
 check_core(uint32_t id, const json_t *c)
 {
 	const char *state = json_string_value(json_object_get(c, "state"));
-	const char *want = id % 5 == 0 ? "stale" :
-			   id % 2 ? "running" : "online";
+	const char *want = id % 5 == 0 ? "stale"
+			   : id % 2    ? "running"
+				       : "online";
 
 	assert_true(json_is_object(c));
 	assert_true(num(c, "sent") == id * 3 + 1);
@@ -195,7 +195,8 @@ walk(uint32_t *seen, bool check_values)
 			fail_msg("%s: %zu bytes, past the budget %u", req, len,
 				 TLB_TEL_ANSWER_BUDGET);
 		assert_true(json_is_object(v));
-		json_object_foreach((json_t *)v, key, c) {
+		json_object_foreach((json_t *)v, key, c)
+		{
 			char *end;
 			unsigned long id;
 
@@ -210,8 +211,9 @@ walk(uint32_t *seen, bool check_values)
 		}
 		/* DPDK drops what does not fit, silently: a page must hold
 		 * every core it should. */
-		assert_int_equal(cores, left < TLB_TEL_CORES_PAGE_MAX ?
-						left : TLB_TEL_CORES_PAGE_MAX);
+		assert_int_equal(cores, left < TLB_TEL_CORES_PAGE_MAX
+						? left
+						: TLB_TEL_CORES_PAGE_MAX);
 		listed += cores;
 		next = json_object_get(v, "next");
 		if (next == NULL) {
@@ -236,9 +238,8 @@ test_every_core_once(void **state)
 	(void)state;
 	worst = false;
 	set_loads();
-	assert_int_equal(walk(seen, true),
-			 (N_CORES + TLB_TEL_CORES_PAGE_MAX - 1) /
-				 TLB_TEL_CORES_PAGE_MAX);
+	assert_int_equal(walk(seen, true), (N_CORES + TLB_TEL_CORES_PAGE_MAX -
+					    1) / TLB_TEL_CORES_PAGE_MAX);
 	for (uint32_t id = 0; id < N_CORES; id++)
 		if (seen[id] != 1)
 			fail_msg("core %u listed %u times", id, seen[id]);
@@ -263,9 +264,9 @@ static void
 test_params(void **state)
 {
 	static const char *const bad[] = {
-		"/turbolb/cores,x", "/turbolb/cores,1,0", "/turbolb/cores,1,",
-		"/turbolb/cores,-1", "/turbolb/cores,1,2,3",
-		"/turbolb/cores,4294967296",
+		"/turbolb/cores,x",     "/turbolb/cores,1,0",
+		"/turbolb/cores,1,",    "/turbolb/cores,-1",
+		"/turbolb/cores,1,2,3", "/turbolb/cores,4294967296",
 	};
 	json_t *root, *v;
 	size_t len;
@@ -308,9 +309,17 @@ static int
 group_setup(void **state)
 {
 	char prefix[64];
-	char *argv[] = { "test_telemetry_cores", "--no-huge", "-m", "64",
-			 "--no-pci", "--no-shconf", "-l", "0", prefix,
-			 "--log-level=lib.*:error", NULL };
+	char *argv[] = {"test_telemetry_cores",
+			"--no-huge",
+			"-m",
+			"64",
+			"--no-pci",
+			"--no-shconf",
+			"-l",
+			"0",
+			prefix,
+			"--log-level=lib.*:error",
+			NULL};
 
 	(void)state;
 	if (mkdtemp(tmpdir) == NULL)

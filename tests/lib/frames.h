@@ -15,8 +15,8 @@
  * to 02:00:00:00:00:02, src_ip:sport to dst_ip:dport (ports in host byte
  * order). */
 static inline struct tlb_frame_addrs
-frame_addrs_v4(const uint8_t src_ip[4], const uint8_t dst_ip[4],
-	       uint16_t sport, uint16_t dport)
+frame_addrs_v4(const uint8_t src_ip[4], const uint8_t dst_ip[4], uint16_t sport,
+	       uint16_t dport)
 {
 	struct tlb_frame_addrs a;
 

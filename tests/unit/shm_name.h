@@ -4,8 +4,8 @@
  * and the case (and removes a leftover under it), unlink_name() removes
  * it in teardown, so a region is not left in /dev/shm even when an
  * assertion fired; nic_create() makes the credit ring under it as the NIC
- * side does, or fails the case. Define SHM_NAME_TAG (a short string naming the test)
- * before including this, after cmocka.h.
+ * side does, or fails the case. Define SHM_NAME_TAG (a short string naming the
+ * test) before including this, after cmocka.h.
  */
 #ifndef TURBOLB_TEST_SHM_NAME_H
 #define TURBOLB_TEST_SHM_NAME_H

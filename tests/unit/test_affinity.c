@@ -26,7 +26,7 @@ key(uint32_t addr, uint16_t port, uint64_t id)
 static struct tlb_aff_msg
 msg_of(uint16_t core, uint32_t work)
 {
-	struct tlb_aff_msg m = { .work_ns = work, .gen = 7, .core = core };
+	struct tlb_aff_msg m = {.work_ns = work, .gen = 7, .core = core};
 
 	return m;
 }

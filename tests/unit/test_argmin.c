@@ -49,9 +49,9 @@ ref_argmin(uint32_t n, uint32_t start, uint32_t *min)
 static uint32_t
 some_key(uint32_t kind)
 {
-	static const uint32_t edge[] = { 0, 1, 0x7fffffffu, 0x80000000u,
-					 0x80000001u, 0xffffu, 0x10000u,
-					 TLB_KEY_MAX, TLB_KEY_NONE };
+	static const uint32_t edge[] = {0,           1,           0x7fffffffu,
+					0x80000000u, 0x80000001u, 0xffffu,
+					0x10000u,    TLB_KEY_MAX, TLB_KEY_NONE};
 
 	switch (kind) {
 	case 0:
@@ -83,13 +83,15 @@ test_matches_scan(void **state)
 		uint32_t want_min, got_min = 0;
 
 		for (uint32_t i = 0; i < TLB_MAX_CORES; i++)
-			key[i] = i < n ? some_key(rnd(4) == 0 ? rnd(4) : mix) :
-					 TLB_KEY_NONE;
+			key[i] = i < n ? some_key(rnd(4) == 0 ? rnd(4) : mix)
+				       : TLB_KEY_NONE;
 		int want = ref_argmin(n, start, &want_min);
-		int got = tlb_keys_argmin(key, n, start, near_of(round), &got_min);
+		int got = tlb_keys_argmin(key, n, start, near_of(round),
+					  &got_min);
 
 		if (got != want || got_min != want_min)
-			fail_msg("%s: %u keys from %u: got %d (min %u), want %d (min %u)",
+			fail_msg("%s: %u keys from %u: got %d (min %u), want "
+				 "%d (min %u)",
 				 TLB_ARGMIN_IMPL, n, start, got, got_min, want,
 				 want_min);
 	}
@@ -100,7 +102,7 @@ test_matches_scan(void **state)
 static void
 test_every_position(void **state)
 {
-	static const uint32_t sizes[] = { 1, 7, 16, 17, 33, 64, 65, 130, 256 };
+	static const uint32_t sizes[] = {1, 7, 16, 17, 33, 64, 65, 130, 256};
 
 	(void)state;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -114,7 +116,8 @@ test_every_position(void **state)
 					key[i] = i < n ? 5 : TLB_KEY_NONE;
 				key[at] = 4;
 				assert_int_equal(tlb_keys_argmin(key, n, start,
-								 near_of(start), &min),
+								 near_of(start),
+								 &min),
 						 (int)at);
 				assert_int_equal(min, 4);
 				/* a tie further on from start */
@@ -123,7 +126,8 @@ test_every_position(void **state)
 				if (start > at && (start + n - 1) % n >= start)
 					want = (int)((start + n - 1) % n);
 				assert_int_equal(tlb_keys_argmin(key, n, start,
-								 near_of(start), &min),
+								 near_of(start),
+								 &min),
 						 want);
 			}
 	}
@@ -139,7 +143,8 @@ test_none_eligible(void **state)
 		key[i] = TLB_KEY_NONE;
 	assert_int_equal(tlb_keys_argmin(key, 16, 3, true, &min), -1);
 	assert_true(min == TLB_KEY_NONE);
-	assert_int_equal(tlb_keys_argmin(key, TLB_MAX_CORES, 200, false, &min), -1);
+	assert_int_equal(tlb_keys_argmin(key, TLB_MAX_CORES, 200, false, &min),
+			 -1);
 	key[TLB_MAX_CORES - 1] = TLB_KEY_MAX;
 	assert_int_equal(tlb_keys_argmin(key, TLB_MAX_CORES, 200, false, &min),
 			 TLB_MAX_CORES - 1);
@@ -157,8 +162,9 @@ test_order_take(void **state)
 	for (unsigned int round = 0; round < 200000; round++) {
 		uint32_t want_key[TLB_ORDER_CORES];
 		uint8_t want_id[TLB_ORDER_CORES];
-		uint32_t spread = round % 3 == 0 ? 4 : round % 3 == 1 ? 1000 :
-						   UINT32_MAX;
+		uint32_t spread = round % 3 == 0   ? 4
+				  : round % 3 == 1 ? 1000
+						   : UINT32_MAX;
 		uint32_t none_from = rnd(TLB_ORDER_CORES + 1);
 		uint32_t v = rnd(2) ? 0 : TLB_KEY_MAX - rnd(8);
 		uint32_t x, j, at;
@@ -189,7 +195,8 @@ test_order_take(void **state)
 		tlb_order_take(&o, x);
 		for (j = 0; j < TLB_ORDER_CORES; j++)
 			if (o.key[j] != want_key[j] || o.id[j] != want_id[j])
-				fail_msg("round %u, lane %u: key %u id %u, want %u %u",
+				fail_msg("round %u, lane %u: key %u id %u, "
+					 "want %u %u",
 					 round, j, o.key[j], o.id[j],
 					 want_key[j], want_id[j]);
 	}
@@ -202,8 +209,8 @@ test_order_take(void **state)
 static void
 test_order_tree(void **state)
 {
-	static const uint32_t sizes[] = { 1, 2, 3, 16, 17, 64, 100,
-					  TLB_MAX_CORES };
+	static const uint32_t sizes[] = {1,  2,  3,   16,
+					 17, 64, 100, TLB_MAX_CORES};
 	static struct tlb_order o, ref;
 
 	(void)state;
@@ -217,16 +224,18 @@ test_order_tree(void **state)
 			o.depth++;
 		}
 		for (uint32_t i = 0; i < o.leaves; i++)
-			o.node[o.leaves + i] = i < n ?
-				tlb_order_value(rnd(4), rnd(1000), i) : UINT64_MAX;
+			o.node[o.leaves + i] =
+				i < n ? tlb_order_value(rnd(4), rnd(1000), i)
+				      : UINT64_MAX;
 		tlb_order_build(&o);
 		for (unsigned int step = 0; step < 3000; step++) {
 			uint32_t i = rnd(n);
 			uint64_t least = UINT64_MAX;
 
-			tlb_order_set(&o, i, tlb_order_value(
-					      rnd(2) ? rnd(4) : rnd(UINT32_MAX),
-					      rnd(1u << 24), i));
+			tlb_order_set(&o, i,
+				      tlb_order_value(rnd(2) ? rnd(4)
+							     : rnd(UINT32_MAX),
+						      rnd(1u << 24), i));
 			for (uint32_t k = 0; k < n; k++)
 				if (o.node[o.leaves + k] < least)
 					least = o.node[o.leaves + k];

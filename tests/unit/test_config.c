@@ -25,9 +25,9 @@
 #define BAD_DIR TLB_SRCDIR "/tests/configs/bad"
 
 /* A config with just the required keys; tests append sections to it. */
-#define BASE \
-	"ports:\n" \
-	"  uplink: { port: up0 }\n" \
+#define BASE                                                                   \
+	"ports:\n"                                                             \
+	"  uplink: { port: up0 }\n"                                            \
 	"  targets: [ { core: 0, port: host0 } ]\n"
 
 /* Loads text as "t.yaml"; the messages land in *msgs (free() it). */
@@ -95,10 +95,9 @@ test_default_config(void **state)
 			    "net_memif0,role=server,"
 			    "socket=/run/turbolb/uplink.sock,"
 			    "socket-abstract=no,id=0,zero-copy=no");
-	assert_string_equal(cfg.eal.vdevs[1],
-			    "net_memif1,role=server,"
-			    "socket=/run/turbolb/host.sock,"
-			    "socket-abstract=no,id=0");
+	assert_string_equal(cfg.eal.vdevs[1], "net_memif1,role=server,"
+					      "socket=/run/turbolb/host.sock,"
+					      "socket-abstract=no,id=0");
 
 	assert_string_equal(cfg.ports.uplink.port, "net_memif0");
 	assert_int_equal(cfg.ports.uplink.queue, 0);
@@ -212,13 +211,11 @@ test_defaults_when_omitted(void **state)
 	/* every optional section left out, or present but empty */
 	assert_int_equal(load_text(BASE "eal:\nhost:\n", &cfg, &msgs), 0);
 	assert_memory_equal(&cfg.eal, &def.eal, sizeof(cfg.eal));
-	assert_memory_equal(&cfg.datapath, &def.datapath,
-			    sizeof(cfg.datapath));
+	assert_memory_equal(&cfg.datapath, &def.datapath, sizeof(cfg.datapath));
 	assert_memory_equal(&cfg.rpc, &def.rpc, sizeof(cfg.rpc));
 	assert_memory_equal(&cfg.policy, &def.policy, sizeof(cfg.policy));
 	assert_memory_equal(&cfg.fifo, &def.fifo, sizeof(cfg.fifo));
-	assert_memory_equal(&cfg.affinity, &def.affinity,
-			    sizeof(cfg.affinity));
+	assert_memory_equal(&cfg.affinity, &def.affinity, sizeof(cfg.affinity));
 	assert_memory_equal(&cfg.host, &def.host, sizeof(cfg.host));
 	assert_memory_equal(&cfg.kick, &def.kick, sizeof(cfg.kick));
 	assert_memory_equal(&cfg.telemetry, &def.telemetry,
@@ -270,7 +267,8 @@ check_bad_file(const char *path)
 	if (n < 1 || strstr(msgs, where) == NULL ||
 	    strstr(strstr(msgs, where), word) == NULL) {
 		print_error("%s: expected an error at %zu:%zu with '%s', got "
-			    "%d error(s):\n%s", path, l, c, word, n, msgs);
+			    "%d error(s):\n%s",
+			    path, l, c, word, n, msgs);
 		free(msgs);
 		fail();
 	}
@@ -305,15 +303,16 @@ test_three_errors(void **state)
 	char *msgs;
 
 	(void)state;
-	assert_int_equal(load_text(BASE
-				   "datapath:\n"
-				   "  burst: 0\n"
-				   "  bogus: 1\n"
-				   "host:\n"
-				   "  credits: fast\n",
-				   &cfg, &msgs), 3);
+	assert_int_equal(load_text(BASE "datapath:\n"
+					"  burst: 0\n"
+					"  bogus: 1\n"
+					"host:\n"
+					"  credits: fast\n",
+				   &cfg, &msgs),
+			 3);
 	assert_non_null(strstr(msgs, "t.yaml:5:10: datapath.burst: "));
-	assert_non_null(strstr(msgs, "t.yaml:6:3: datapath.bogus: unknown key"));
+	assert_non_null(
+		strstr(msgs, "t.yaml:6:3: datapath.bogus: unknown key"));
 	assert_non_null(strstr(msgs, "t.yaml:8:12: host.credits: "));
 	tlb_config_free(&cfg);
 	free(msgs);
@@ -328,10 +327,10 @@ test_removed_tx_flush_us(void **state)
 	char *msgs;
 
 	(void)state;
-	assert_int_equal(load_text(BASE
-				   "datapath:\n"
-				   "  tx_flush_us: 100\n",
-				   &cfg, &msgs), 1);
+	assert_int_equal(load_text(BASE "datapath:\n"
+					"  tx_flush_us: 100\n",
+				   &cfg, &msgs),
+			 1);
 	assert_non_null(strstr(msgs, "t.yaml:5:16: datapath.tx_flush_us: "
 				     "removed: TX buffers are sent within "
 				     "datapath.tx_hold_ns"));
@@ -367,8 +366,8 @@ test_load_buffer_name(void **state)
 			 1);
 	tlb_config_free(&cfg);
 	/* no stream: still counted */
-	assert_int_equal(tlb_config_load_buffer("quiet", "x: 1\n", 5, &cfg,
-						NULL), 2);
+	assert_int_equal(
+		tlb_config_load_buffer("quiet", "x: 1\n", 5, &cfg, NULL), 2);
 	tlb_config_free(&cfg);
 }
 
@@ -383,8 +382,8 @@ test_missing_file(void **state)
 	(void)state;
 	f = open_memstream(&msgs, &len);
 	assert_non_null(f);
-	assert_int_equal(tlb_config_load("/nonexistent/turbolbd.yaml", &cfg,
-					 f), 1);
+	assert_int_equal(tlb_config_load("/nonexistent/turbolbd.yaml", &cfg, f),
+			 1);
 	fclose(f);
 	assert_string_equal(msgs, "/nonexistent/turbolbd.yaml: cannot open: "
 				  "No such file or directory\n");
@@ -410,7 +409,8 @@ test_invalid_utf8(void **state)
 	/* a byte offset from libyaml, turned into a position: characters,
 	 * not bytes, as for every other message */
 	assert_int_equal(load_text("ports:\n  uplink: { port: \xc3\xa9\xff }\n",
-				   &cfg, &msgs), 1);
+				   &cfg, &msgs),
+			 1);
 	assert_non_null(strstr(msgs, "t.yaml:2:20: invalid input"));
 	tlb_config_free(&cfg);
 	free(msgs);
@@ -432,8 +432,7 @@ test_structure_errors(void **state)
 	/* a list where a scalar goes, a scalar where a list goes */
 	assert_int_equal(count_errors(BASE "datapath:\n  burst: [32]\n"), 1);
 	assert_int_equal(count_errors(BASE "rpc:\n  udp_ports: 9000\n"), 1);
-	assert_int_equal(count_errors(BASE "eal:\n  file_prefix: {a: 1}\n"),
-			 1);
+	assert_int_equal(count_errors(BASE "eal:\n  file_prefix: {a: 1}\n"), 1);
 	/* a non-scalar key */
 	assert_int_equal(count_errors(BASE "? [a]\n: 1\n"), 1);
 	/* duplicate section */
@@ -480,9 +479,25 @@ static void
 test_strict_integers(void **state)
 {
 	static const char *const bad[] = {
-		"8080abc", "-1", "-0", "+5", "1e3", "1.5", "010", "0x",
-		"0x1g", "0x-1", "12 34", "\"32\"", "'32'", "~", "true",
-		"18446744073709551616", "0x10000000000000000", "", "[]",
+		"8080abc",
+		"-1",
+		"-0",
+		"+5",
+		"1e3",
+		"1.5",
+		"010",
+		"0x",
+		"0x1g",
+		"0x-1",
+		"12 34",
+		"\"32\"",
+		"'32'",
+		"~",
+		"true",
+		"18446744073709551616",
+		"0x10000000000000000",
+		"",
+		"[]",
 	};
 	uint64_t seed;
 	unsigned int i;
@@ -519,46 +534,45 @@ struct range_case {
 	uint64_t min, max;
 };
 
-#define FIELD(f) offsetof(struct tlb_config, f), \
-	sizeof(((struct tlb_config *)0)->f)
+#define FIELD(f)                                                               \
+	offsetof(struct tlb_config, f), sizeof(((struct tlb_config *)0)->f)
 
 static const struct range_case range_cases[] = {
-	{ "datapath.burst", BASE "datapath:\n  burst: ", "\n",
-	  FIELD(datapath.burst), 1, 512 },
-	{ "datapath.tx_hold_ns", BASE "datapath:\n  tx_hold_ns: ", "\n",
-	  FIELD(datapath.tx_hold_ns), 0, 1000000 },
-	{ "datapath.housekeeping_us", BASE "datapath:\n  housekeeping_us: ",
-	  "\n", FIELD(datapath.housekeeping_us), 1, 10000 },
-	{ "datapath.idle_sleep_us", BASE "datapath:\n  idle_sleep_us: ", "\n",
-	  FIELD(datapath.idle_sleep_us), 0, 100000 },
-	{ "datapath.rx_desc", BASE "datapath:\n  rx_desc: ", "\n",
-	  FIELD(datapath.rx_desc), 64, 16384 },
-	{ "eal.memory_mb", BASE "eal:\n  memory_mb: ", "\n",
-	  FIELD(eal.memory_mb), 16, 1048576 },
-	{ "rpc.udp_ports", BASE "rpc:\n  udp_ports: [", "]\n",
-	  FIELD(rpc.udp_ports[0]), 1, 65535 },
-	{ "ports.uplink.queue",
-	  "ports:\n  uplink: { port: a, queue: ",
-	  " }\n  targets: [ { core: 0, port: b } ]\n",
-	  FIELD(ports.uplink.queue), 0, 65535 },
-	{ "policy.d", BASE "policy:\n  d: ", "\n", FIELD(policy.params.d),
-	  2, 16 },
-	{ "policy.k", BASE "policy:\n  k: ", "\n", FIELD(policy.params.k),
-	  1, 65535 },
-	{ "fifo.capacity", BASE "fifo:\n  capacity: ", "\n",
-	  FIELD(fifo.capacity), 0, 1048576 },
-	{ "affinity.entries", BASE "affinity:\n  entries: ", "\n",
-	  FIELD(affinity.entries), 16, 1048576 },
-	{ "affinity.timeout_us", BASE "affinity:\n  timeout_us: ", "\n",
-	  FIELD(affinity.timeout_us), 1, 10000000 },
-	{ "host.ring_size", BASE "host:\n  ring_size: ", "\n",
-	  FIELD(host.ring_size), 16, TLB_CR_MAX_RING },
-	{ "host.stale_timeout_us", BASE "host:\n  stale_timeout_us: ", "\n",
-	  FIELD(host.stale_timeout_us), 100, 60000000 },
-	{ "kick.min_interval_us", BASE "kick:\n  min_interval_us: ", "\n",
-	  FIELD(kick.min_interval_us), 1, 1000000 },
-	{ "kick.stall_us", BASE "kick:\n  stall_us: ", "\n",
-	  FIELD(kick.stall_us), 0, 10000000 },
+	{"datapath.burst", BASE "datapath:\n  burst: ", "\n",
+	 FIELD(datapath.burst), 1, 512},
+	{"datapath.tx_hold_ns", BASE "datapath:\n  tx_hold_ns: ", "\n",
+	 FIELD(datapath.tx_hold_ns), 0, 1000000},
+	{"datapath.housekeeping_us", BASE "datapath:\n  housekeeping_us: ",
+	 "\n", FIELD(datapath.housekeeping_us), 1, 10000},
+	{"datapath.idle_sleep_us", BASE "datapath:\n  idle_sleep_us: ", "\n",
+	 FIELD(datapath.idle_sleep_us), 0, 100000},
+	{"datapath.rx_desc", BASE "datapath:\n  rx_desc: ", "\n",
+	 FIELD(datapath.rx_desc), 64, 16384},
+	{"eal.memory_mb", BASE "eal:\n  memory_mb: ", "\n",
+	 FIELD(eal.memory_mb), 16, 1048576},
+	{"rpc.udp_ports", BASE "rpc:\n  udp_ports: [", "]\n",
+	 FIELD(rpc.udp_ports[0]), 1, 65535},
+	{"ports.uplink.queue", "ports:\n  uplink: { port: a, queue: ",
+	 " }\n  targets: [ { core: 0, port: b } ]\n", FIELD(ports.uplink.queue),
+	 0, 65535},
+	{"policy.d", BASE "policy:\n  d: ", "\n", FIELD(policy.params.d), 2,
+	 16},
+	{"policy.k", BASE "policy:\n  k: ", "\n", FIELD(policy.params.k), 1,
+	 65535},
+	{"fifo.capacity", BASE "fifo:\n  capacity: ", "\n",
+	 FIELD(fifo.capacity), 0, 1048576},
+	{"affinity.entries", BASE "affinity:\n  entries: ", "\n",
+	 FIELD(affinity.entries), 16, 1048576},
+	{"affinity.timeout_us", BASE "affinity:\n  timeout_us: ", "\n",
+	 FIELD(affinity.timeout_us), 1, 10000000},
+	{"host.ring_size", BASE "host:\n  ring_size: ", "\n",
+	 FIELD(host.ring_size), 16, TLB_CR_MAX_RING},
+	{"host.stale_timeout_us", BASE "host:\n  stale_timeout_us: ", "\n",
+	 FIELD(host.stale_timeout_us), 100, 60000000},
+	{"kick.min_interval_us", BASE "kick:\n  min_interval_us: ", "\n",
+	 FIELD(kick.min_interval_us), 1, 1000000},
+	{"kick.stall_us", BASE "kick:\n  stall_us: ", "\n",
+	 FIELD(kick.stall_us), 0, 10000000},
 };
 
 /* Loads one value of a case; returns the error count, and the field. */
@@ -638,8 +652,9 @@ test_lists(void **state)
 	(void)state;
 	/* a list replaces the default */
 	assert_int_equal(load_text(BASE "rpc:\n  udp_ports: [7000, 0x1f90]\n"
-				   "datapath:\n  lcores: [3, 2]\n",
-				   &cfg, &msgs), 0);
+					"datapath:\n  lcores: [3, 2]\n",
+				   &cfg, &msgs),
+			 0);
 	assert_int_equal(cfg.rpc.n_udp_ports, 2);
 	assert_int_equal(cfg.rpc.udp_ports[0], 7000);
 	assert_int_equal(cfg.rpc.udp_ports[1], 8080);
@@ -655,7 +670,8 @@ test_lists(void **state)
 	assert_int_equal(count_errors(BASE "eal:\n  vdevs: []\n  args:\n"), 0);
 	/* too many */
 	assert_int_equal(count_errors(BASE "rpc:\n  udp_ports: "
-				      "[1,2,3,4,5,6,7,8,9]\n"), 1);
+					   "[1,2,3,4,5,6,7,8,9]\n"),
+			 1);
 	assert_int_equal(count_errors(BASE "datapath:\n  lcores: [1, 1]\n"), 1);
 	/* the default main lcore 0 against a datapath lcore */
 	assert_int_equal(count_errors(BASE "datapath:\n  lcores: [0]\n"), 1);
@@ -686,16 +702,18 @@ test_targets(void **state)
 
 	(void)state;
 	/* stored by core id, whatever the order in the file */
-	assert_int_equal(load_text("ports:\n"
-				   "  uplink: { port: up }\n"
-				   "  default_target: { port: slow, queue: 7 }\n"
-				   "  targets:\n"
-				   "    - { core: 2, port: c, queue: 5 }\n"
-				   "    - { core: 0, port: a }\n"
-				   "    - core: 1\n"
-				   "      port: b\n"
-				   "      queue: 3\n",
-				   &cfg, &msgs), 0);
+	assert_int_equal(
+		load_text("ports:\n"
+			  "  uplink: { port: up }\n"
+			  "  default_target: { port: slow, queue: 7 }\n"
+			  "  targets:\n"
+			  "    - { core: 2, port: c, queue: 5 }\n"
+			  "    - { core: 0, port: a }\n"
+			  "    - core: 1\n"
+			  "      port: b\n"
+			  "      queue: 3\n",
+			  &cfg, &msgs),
+		0);
 	assert_int_equal(cfg.ports.n_targets, 3);
 	assert_string_equal(cfg.ports.targets[0].ref.port, "a");
 	assert_int_equal(cfg.ports.targets[0].ref.queue, 0);
@@ -712,20 +730,26 @@ test_targets(void **state)
 
 	/* each bad item is reported once */
 	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
-				      "  targets: []\n"), 1);
-	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
-				      "  targets: [ { port: a } ]\n"), 1);
-	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
-				      "  targets: [ { core: 0 } ]\n"), 1);
-	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
-				      "  targets: [ a, b ]\n"), 2);
-	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
-				      "  targets: [ { core: 256, port: a } ]\n"),
+				      "  targets: []\n"),
 			 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { port: a } ]\n"),
+			 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ { core: 0 } ]\n"),
+			 1);
+	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
+				      "  targets: [ a, b ]\n"),
+			 2);
+	assert_int_equal(
+		count_errors("ports:\n  uplink: { port: u }\n"
+			     "  targets: [ { core: 256, port: a } ]\n"),
+		1);
 	assert_int_equal(count_errors("ports:\n  uplink: { port: u }\n"
 				      "  targets: [ { core: 0, port: a },\n"
 				      "    { core: 0, port: b },\n"
-				      "    { core: 3, port: c } ]\n"), 2);
+				      "    { core: 3, port: c } ]\n"),
+			 2);
 	assert_int_equal(count_errors("ports:\n  uplink: { port: \"\" }\n"
 				      "  targets: [ { core: 0, port: a } ]\n"),
 			 1);
@@ -781,17 +805,19 @@ test_summary_and_names(void **state)
 
 	(void)state;
 	assert_int_equal(load_text(BASE "policy:\n  name: jbsq\n  k: 4\n"
-				   "host:\n  credits: inband\n"
-				   "datapath:\n  lcores: [1, 2]\n",
-				   &cfg, &msgs), 0);
+					"host:\n  credits: inband\n"
+					"datapath:\n  lcores: [1, 2]\n",
+				   &cfg, &msgs),
+			 0);
 	tlb_config_summary(&cfg, buf, sizeof(buf));
 	assert_string_equal(buf, "policy jbsq (k=4), 1 target, uplink up0, "
 				 "2 datapath lcores, credits inband");
 	tlb_config_free(&cfg);
 	free(msgs);
 
-	assert_int_equal(load_text(BASE "policy: { name: pod, d: 3 }\n", &cfg,
-				   &msgs), 0);
+	assert_int_equal(
+		load_text(BASE "policy: { name: pod, d: 3 }\n", &cfg, &msgs),
+		0);
 	tlb_config_summary(&cfg, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "policy pod (d=3), "));
 	/* a short buffer is cut, still terminated */
@@ -802,7 +828,9 @@ test_summary_and_names(void **state)
 
 	/* Without host memory: in-band credits, said in the summary. */
 	assert_int_equal(load_text(BASE "host:\n  transport: none\n"
-				   "  credits: inband\n", &cfg, &msgs), 0);
+					"  credits: inband\n",
+				   &cfg, &msgs),
+			 0);
 	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_NONE);
 	tlb_config_summary(&cfg, buf, sizeof(buf));
 	assert_non_null(strstr(buf, "credits inband (transport none)"));
@@ -814,7 +842,8 @@ test_summary_and_names(void **state)
 	free(msgs);
 	/* Both conflicts, each at the transport key. */
 	assert_int_equal(load_text(BASE "host:\n  transport: none\n"
-				   "kick: { enabled: true }\n", &cfg, &msgs),
+					"kick: { enabled: true }\n",
+				   &cfg, &msgs),
 			 2);
 	assert_non_null(strstr(msgs, "t.yaml:5:14: host.transport: none has "
 				     "no credit ring"));
@@ -822,8 +851,8 @@ test_summary_and_names(void **state)
 				     "no doorbell"));
 	tlb_config_free(&cfg);
 	free(msgs);
-	assert_int_equal(load_text(BASE "host:\n  transport: dma\n", &cfg,
-				   &msgs), 1);
+	assert_int_equal(
+		load_text(BASE "host:\n  transport: dma\n", &cfg, &msgs), 1);
 	assert_non_null(strstr(msgs, "t.yaml:5:14: "));
 	tlb_config_free(&cfg);
 	free(msgs);
@@ -876,10 +905,11 @@ test_schema_check_catches(void **state)
 		KEY_UINT("reloads", struct toy, a, 0, 9, CFG_RELOAD),
 		KEY_UINT("restarts", struct toy, b, 0, 9, CFG_RESTART),
 		KEY_UINT("new_key", struct toy, c, 0, 9, 0),
-		KEY_UINT("both", struct toy, c, 0, 9,
-			 CFG_RELOAD | CFG_RESTART),
-		{ .name = "custom", .kind = CFG_CUSTOM, .flags = CFG_RESTART,
-		  .parse = custom_parse },
+		KEY_UINT("both", struct toy, c, 0, 9, CFG_RELOAD | CFG_RESTART),
+		{.name = "custom",
+		 .kind = CFG_CUSTOM,
+		 .flags = CFG_RESTART,
+		 .parse = custom_parse},
 		KEY_MAP("flagged_map", 0, inner, CFG_RESTART, NULL),
 		KEY_END,
 	};
@@ -921,10 +951,10 @@ expect_reload(const char *extra, const char *want)
 	char buf[128];
 	const char *got;
 
-	assert_int_equal(tlb_config_load_buffer("a", BASE, strlen(BASE), &a,
-						stderr), 0);
-	assert_int_equal(tlb_config_load_buffer("b", text, strlen(text), &b,
-						stderr), 0);
+	assert_int_equal(
+		tlb_config_load_buffer("a", BASE, strlen(BASE), &a, stderr), 0);
+	assert_int_equal(
+		tlb_config_load_buffer("b", text, strlen(text), &b, stderr), 0);
 	got = tlb_config_needs_restart(&a, &b, buf, sizeof(buf));
 	if (want == NULL && got != NULL)
 		fail_msg("%s: needs a restart (%s)", extra, got);
@@ -945,7 +975,8 @@ test_needs_restart(void **state)
 	(void)state;
 	expect_reload("", NULL);
 	expect_reload("policy: { name: jbsq, k: 4, d: 3, seed: 7, "
-		      "prefer_running: true }\n", NULL);
+		      "prefer_running: true }\n",
+		      NULL);
 	expect_reload("fifo: { capacity: 16 }\n", NULL);
 	expect_reload("host: { stale_timeout_us: 500, write_off_us: 7 }\n",
 		      NULL);
@@ -984,15 +1015,16 @@ test_needs_restart_ports(void **state)
 	char buf[128];
 
 	(void)state;
-	assert_int_equal(tlb_config_load_buffer("a", BASE, strlen(BASE), &a,
-						stderr), 0);
+	assert_int_equal(
+		tlb_config_load_buffer("a", BASE, strlen(BASE), &a, stderr), 0);
 	for (size_t i = 0; i < sizeof(other) / sizeof(other[0]); i++) {
 		assert_int_equal(tlb_config_load_buffer("b", other[i],
 							strlen(other[i]), &b,
-							stderr), 0);
-		assert_string_equal(tlb_config_needs_restart(&a, &b, buf,
-							     sizeof(buf)),
-				    "ports");
+							stderr),
+				 0);
+		assert_string_equal(
+			tlb_config_needs_restart(&a, &b, buf, sizeof(buf)),
+			"ports");
 		tlb_config_free(&b);
 	}
 	tlb_config_free(&a);

@@ -171,9 +171,11 @@ test_region_size(void **state)
 			 HDR_BYTES + CTL_BYTES + 16 * REC_BYTES);
 	assert_int_equal(tlb_cr_region_size(3, 64),
 			 HDR_BYTES + 3 * (CTL_BYTES + 64 * REC_BYTES));
-	assert_int_equal(tlb_cr_region_size(TLB_CR_MAX_CORES, TLB_CR_MAX_RING),
-			 HDR_BYTES + (uint64_t)TLB_CR_MAX_CORES *
-			 (CTL_BYTES + (uint64_t)TLB_CR_MAX_RING * REC_BYTES));
+	assert_int_equal(
+		tlb_cr_region_size(TLB_CR_MAX_CORES, TLB_CR_MAX_RING),
+		HDR_BYTES + (uint64_t)TLB_CR_MAX_CORES *
+				    (CTL_BYTES +
+				     (uint64_t)TLB_CR_MAX_RING * REC_BYTES));
 	/* Out of range: no size, and no overflow on the way. */
 	assert_int_equal(tlb_cr_region_size(0, 16), 0);
 	assert_int_equal(tlb_cr_region_size(1, 24), 0);
@@ -290,13 +292,13 @@ test_wrap_around(void **state)
 		got = tlb_cr_post(host, 1, in, want);
 		assert_true(got <= want);
 		assert_true(next_post + got - next_drain <= 16);
-		if (got < want)	/* only ever short because the ring is full */
+		if (got < want) /* only ever short because the ring is full */
 			assert_int_equal(next_post + got - next_drain, 16);
 		next_post += got;
 
 		got = tlb_cr_drain(nic, 1, out, max);
 		assert_true(got <= max);
-		if (got < max)	/* only ever short because it ran dry */
+		if (got < max) /* only ever short because it ran dry */
 			assert_int_equal(next_drain + got, next_post);
 		for (i = 0; i < got; i++) {
 			struct tlb_credit want_rec = rec_for(next_drain + i);
@@ -430,7 +432,7 @@ test_corrupt_positions(void **state)
 static void
 test_consumer_position_private(void **state)
 {
-	struct tlb_credit in[3] = { rec_for(1), rec_for(2), rec_for(3) };
+	struct tlb_credit in[3] = {rec_for(1), rec_for(2), rec_for(3)};
 	struct tlb_credit out[16];
 	struct tlb_credit_sum sum[2];
 	uint32_t core = 0;
@@ -465,7 +467,7 @@ test_bad_record(void **state)
 {
 	struct tlb_credit good = rec_for(5), bad = rec_for(6), out[16];
 	struct tlb_credit_sum sum[2];
-	uint32_t cores[2] = { 0, 1 };
+	uint32_t cores[2] = {0, 1};
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
@@ -553,7 +555,7 @@ test_truncate_caught(void **state)
 {
 	struct tlb_credit in = rec_for(9), out[16];
 	struct tlb_credit_sum sum[4];
-	uint32_t cores[4] = { 0, 1, 2, 3 };
+	uint32_t cores[4] = {0, 1, 2, 3};
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host, *host2;
 	char name[64], err[256];
@@ -626,7 +628,7 @@ test_resize_and_header(void **state)
 {
 	struct tlb_credit in = rec_for(3);
 	struct tlb_credit_sum sum[2];
-	uint32_t cores[2] = { 0, 1 };
+	uint32_t cores[2] = {0, 1};
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
@@ -713,8 +715,8 @@ test_foreign_sigbus_kills(void **state)
 		signal(SIGBUS, SIG_DFL);
 		/* A guard that took this fault would run it again forever. */
 		alarm(10);
-		if (tlb_cr_create(name, 1, 16, 0600, &nic, err,
-				  sizeof(err)) != 0)
+		if (tlb_cr_create(name, 1, 16, 0600, &nic, err, sizeof(err)) !=
+		    0)
 			_exit(2);
 		shm_unlink(name);
 		snprintf(other, sizeof(other), "%s-other", name);
@@ -722,8 +724,7 @@ test_foreign_sigbus_kills(void **state)
 		shm_unlink(other);
 		if (fd < 0 || ftruncate(fd, 4096) != 0)
 			_exit(2);
-		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			 0);
+		p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (p == MAP_FAILED || ftruncate(fd, 0) != 0)
 			_exit(2);
 		(void)p[0];
@@ -734,15 +735,15 @@ test_foreign_sigbus_kills(void **state)
 	assert_int_equal(WTERMSIG(st), SIGBUS);
 }
 
-#define PC_RING 1024u
-#define PC_POST_BATCH 32u
+#define PC_RING        1024u
+#define PC_POST_BATCH  32u
 #define PC_DRAIN_BATCH 256u
 
 struct pc_arg {
 	struct tlb_cr *cr;
 	uint32_t core;
 	uint64_t count;
-	int stop;	/* set by the consumer if it gives up */
+	int stop; /* set by the consumer if it gives up */
 };
 
 static void *
@@ -799,7 +800,7 @@ run_pc(struct tlb_cr *prod_cr, struct tlb_cr *cons_cr, uint32_t core,
        uint64_t count, const char *what)
 {
 	static struct tlb_credit out[PC_DRAIN_BATCH];
-	struct pc_arg a = { .cr = prod_cr, .core = core, .count = count };
+	struct pc_arg a = {.cr = prod_cr, .core = core, .count = count};
 	uint64_t got = 0, completions = 0, work = 0, want_work = 0;
 	uint64_t bad_seq = UINT64_MAX;
 	pthread_t th;
@@ -811,8 +812,8 @@ run_pc(struct tlb_cr *prod_cr, struct tlb_cr *cons_cr, uint32_t core,
 	t0 = now_s();
 	assert_int_equal(pthread_create(&th, NULL, pc_producer, &a), 0);
 	while (got < count) {
-		unsigned int n = tlb_cr_drain(cons_cr, core, out,
-					      PC_DRAIN_BATCH);
+		unsigned int n =
+			tlb_cr_drain(cons_cr, core, out, PC_DRAIN_BATCH);
 
 		if (n == 0) {
 			sched_yield();
@@ -1000,7 +1001,7 @@ test_attach_bad_regions(void **state)
 	expect_attach_fails(name, "n_cores 0");
 	h->n_cores = TLB_CR_MAX_CORES + 1;
 	expect_attach_fails(name, "n_cores 257");
-	h->n_cores = 1;	/* consistent but not what the size says */
+	h->n_cores = 1; /* consistent but not what the size says */
 	expect_attach_fails(name, "size");
 	h->n_cores = 2;
 
@@ -1062,8 +1063,9 @@ expect_create_fails(const char *name, uint32_t n_cores, uint32_t ring_size,
 	struct tlb_cr *cr = (struct tlb_cr *)&cr;
 	char err[256] = "";
 
-	assert_int_equal(tlb_cr_create(name, n_cores, ring_size, mode, &cr,
-				       err, sizeof(err)), -1);
+	assert_int_equal(tlb_cr_create(name, n_cores, ring_size, mode, &cr, err,
+				       sizeof(err)),
+			 -1);
 	assert_null(cr);
 	if (strstr(err, needle) == NULL)
 		print_error("err \"%s\" lacks \"%s\"\n", err, needle);
@@ -1102,8 +1104,8 @@ test_create_bad_args(void **state)
 	/* TLB_CR_NAME_MAX characters: still one too many for the NUL. */
 	longname[TLB_CR_NAME_MAX] = '\0';
 	expect_create_fails(longname, 1, 16, 0600, "too long");
-	assert_int_equal(tlb_cr_create(name, 1, 16, 0600, NULL, err,
-				       sizeof(err)), -1);
+	assert_int_equal(
+		tlb_cr_create(name, 1, 16, 0600, NULL, err, sizeof(err)), -1);
 	/* A null or empty error buffer is fine. */
 	assert_int_equal(tlb_cr_create(name, 0, 16, 0600, NULL, NULL, 0), -1);
 }
@@ -1279,14 +1281,30 @@ test_validate_garbage(void **state)
 		int rc;
 
 		switch (r % 8) {
-		case 0: m.n_cores = (uint32_t)xorshift(&s); break;
-		case 1: m.ring_size = (uint32_t)xorshift(&s); break;
-		case 2: m.size = xorshift(&s); break;
-		case 3: m.ring_size = 1u << (xorshift(&s) % 32); break;
-		case 4: m.n_cores = (uint32_t)(xorshift(&s) % 300); break;
-		case 5: len = xorshift(&s) % (good_len + 64); break;
-		case 6: m.flags = (uint32_t)xorshift(&s); break;
-		default: m.size = xorshift(&s) % (good_len + 64); break;
+		case 0:
+			m.n_cores = (uint32_t)xorshift(&s);
+			break;
+		case 1:
+			m.ring_size = (uint32_t)xorshift(&s);
+			break;
+		case 2:
+			m.size = xorshift(&s);
+			break;
+		case 3:
+			m.ring_size = 1u << (xorshift(&s) % 32);
+			break;
+		case 4:
+			m.n_cores = (uint32_t)(xorshift(&s) % 300);
+			break;
+		case 5:
+			len = xorshift(&s) % (good_len + 64);
+			break;
+		case 6:
+			m.flags = (uint32_t)xorshift(&s);
+			break;
+		default:
+			m.size = xorshift(&s) % (good_len + 64);
+			break;
 		}
 		memcpy(buf, &m, sizeof(m));
 		rc = tlb_cr_validate(buf, len, err, sizeof(err));

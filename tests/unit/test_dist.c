@@ -17,7 +17,7 @@
 #include "turbolb/rng.h"
 
 #define MOMENT_N 2000000
-#define KS_N 100000
+#define KS_N     100000
 /* Critical value of the one-sample KS statistic at the 1% level. */
 #define KS_CRIT (1.63 / sqrt((double)KS_N))
 
@@ -49,23 +49,22 @@ test_parse_each(void **state)
 		enum tlb_dist_kind kind;
 		double a, b, p;
 	} cases[] = {
-		{ "fixed:250ns", TLB_DIST_FIXED, 250, 0, 0 },
-		{ "fixed:100", TLB_DIST_FIXED, 100, 0, 0 },
-		{ "fixed:0", TLB_DIST_FIXED, 0, 0, 0 },
-		{ "exp:1us", TLB_DIST_EXP, 1000, 0, 0 },
-		{ "exp:1.5us", TLB_DIST_EXP, 1500, 0, 0 },
-		{ "exp:2ms", TLB_DIST_EXP, 2e6, 0, 0 },
-		{ "uniform:1us:3us", TLB_DIST_UNIFORM, 1000, 3000, 0 },
-		{ "uniform:2ms:2ms", TLB_DIST_UNIFORM, 2e6, 2e6, 0 },
-		{ "uniform:0:1s", TLB_DIST_UNIFORM, 0, 1e9, 0 },
-		{ "normal:10us:2us", TLB_DIST_NORMAL, 10000, 2000, 0 },
-		{ "normal:0:1us", TLB_DIST_NORMAL, 0, 1000, 0 },
-		{ "bimodal:0.9:1us:100us", TLB_DIST_BIMODAL, 1000, 100000,
-		  0.9 },
-		{ "bimodal:0:1:2", TLB_DIST_BIMODAL, 1, 2, 0 },
-		{ "bimodal:1:2s:1ns", TLB_DIST_BIMODAL, 2e9, 1, 1 },
-		{ "bimodal:.25:1:2", TLB_DIST_BIMODAL, 1, 2, 0.25 },
-		{ "lognormal:1ms:2ms", TLB_DIST_LOGNORMAL, 1e6, 2e6, 0 },
+		{"fixed:250ns", TLB_DIST_FIXED, 250, 0, 0},
+		{"fixed:100", TLB_DIST_FIXED, 100, 0, 0},
+		{"fixed:0", TLB_DIST_FIXED, 0, 0, 0},
+		{"exp:1us", TLB_DIST_EXP, 1000, 0, 0},
+		{"exp:1.5us", TLB_DIST_EXP, 1500, 0, 0},
+		{"exp:2ms", TLB_DIST_EXP, 2e6, 0, 0},
+		{"uniform:1us:3us", TLB_DIST_UNIFORM, 1000, 3000, 0},
+		{"uniform:2ms:2ms", TLB_DIST_UNIFORM, 2e6, 2e6, 0},
+		{"uniform:0:1s", TLB_DIST_UNIFORM, 0, 1e9, 0},
+		{"normal:10us:2us", TLB_DIST_NORMAL, 10000, 2000, 0},
+		{"normal:0:1us", TLB_DIST_NORMAL, 0, 1000, 0},
+		{"bimodal:0.9:1us:100us", TLB_DIST_BIMODAL, 1000, 100000, 0.9},
+		{"bimodal:0:1:2", TLB_DIST_BIMODAL, 1, 2, 0},
+		{"bimodal:1:2s:1ns", TLB_DIST_BIMODAL, 2e9, 1, 1},
+		{"bimodal:.25:1:2", TLB_DIST_BIMODAL, 1, 2, 0.25},
+		{"lognormal:1ms:2ms", TLB_DIST_LOGNORMAL, 1e6, 2e6, 0},
 	};
 
 	(void)state;
@@ -103,19 +102,54 @@ static void
 test_parse_bad(void **state)
 {
 	static const char *const bad[] = {
-		"", ":", ":1us", "foo:1us", "Exp:1us", "exp", "exp:",
-		"exp:1us:", "exp:1us:2us", "exp:-1us", "exp:+1us", "exp:1xs",
-		"exp:1US", "exp:1 us", "exp: 1us", "exp:1us ", " exp:1us",
-		"exp:1e3", "exp:0x10", "exp:inf", "exp:nan", "exp:1.2.3us",
-		"exp:.us", "exp:us", "exp:0", "exp:1sec", "exp:1m",
-		"fixed", "fixed:", "fixed:1us:2us", "fixed:-5",
-		"uniform:2us:1us", "uniform:1us", "uniform:1us:",
-		"uniform::1us", "uniform:1us:2us:3us",
-		"normal:1us", "normal:1us:-1us", "normal:-1us:1us",
-		"bimodal:1.5:1us:2us", "bimodal:-0.1:1us:2us",
-		"bimodal:0.5:1us", "bimodal:0.5us:1us:2us",
-		"bimodal:0.5:1us:2us:3us", "bimodal:1.0001:1:2",
-		"lognormal:0:1us", "lognormal:1us", "lognormal:1us:-1",
+		"",
+		":",
+		":1us",
+		"foo:1us",
+		"Exp:1us",
+		"exp",
+		"exp:",
+		"exp:1us:",
+		"exp:1us:2us",
+		"exp:-1us",
+		"exp:+1us",
+		"exp:1xs",
+		"exp:1US",
+		"exp:1 us",
+		"exp: 1us",
+		"exp:1us ",
+		" exp:1us",
+		"exp:1e3",
+		"exp:0x10",
+		"exp:inf",
+		"exp:nan",
+		"exp:1.2.3us",
+		"exp:.us",
+		"exp:us",
+		"exp:0",
+		"exp:1sec",
+		"exp:1m",
+		"fixed",
+		"fixed:",
+		"fixed:1us:2us",
+		"fixed:-5",
+		"uniform:2us:1us",
+		"uniform:1us",
+		"uniform:1us:",
+		"uniform::1us",
+		"uniform:1us:2us:3us",
+		"normal:1us",
+		"normal:1us:-1us",
+		"normal:-1us:1us",
+		"bimodal:1.5:1us:2us",
+		"bimodal:-0.1:1us:2us",
+		"bimodal:0.5:1us",
+		"bimodal:0.5us:1us:2us",
+		"bimodal:0.5:1us:2us:3us",
+		"bimodal:1.0001:1:2",
+		"lognormal:0:1us",
+		"lognormal:1us",
+		"lognormal:1us:-1",
 	};
 	char err[256];
 
@@ -133,9 +167,9 @@ test_parse_bad(void **state)
 		/* Failure leaves the output alone. */
 		assert_memory_equal(&d, &before, sizeof(d));
 	}
-	assert_int_equal(tlb_dist_parse(NULL, &(struct tlb_dist){ 0 }, err,
-					sizeof(err)),
-			 -1);
+	assert_int_equal(
+		tlb_dist_parse(NULL, &(struct tlb_dist){0}, err, sizeof(err)),
+		-1);
 	assert_true(err[0] != '\0');
 }
 
@@ -170,8 +204,7 @@ test_parse_messages(void **state)
 
 	/* Truncated but terminated; NULL err is allowed. */
 	memset(small, 'x', sizeof(small));
-	assert_int_equal(tlb_dist_parse("exp:", &d, small, sizeof(small)),
-			 -1);
+	assert_int_equal(tlb_dist_parse("exp:", &d, small, sizeof(small)), -1);
 	assert_int_equal(strlen(small), sizeof(small) - 1);
 	assert_int_equal(tlb_dist_parse("exp:", &d, NULL, 0), -1);
 	assert_int_equal(tlb_dist_parse("exp:", &d, err, 0), -1);
@@ -184,15 +217,15 @@ test_time_units(void **state)
 		const char *s;
 		double ns;
 	} good[] = {
-		{ "250ns", 250 }, { "1.5us", 1500 }, { "2ms", 2e6 },
-		{ "1s", 1e9 }, { "100", 100 }, { "0", 0 }, { "0.5ns", 0.5 },
-		{ ".5us", 500 }, { "3.", 3 }, { "0.000001s", 1000 },
-		{ "007us", 7000 }, { "2.25s", 2.25e9 },
+		{"250ns", 250},      {"1.5us", 1500}, {"2ms", 2e6},
+		{"1s", 1e9},         {"100", 100},    {"0", 0},
+		{"0.5ns", 0.5},      {".5us", 500},   {"3.", 3},
+		{"0.000001s", 1000}, {"007us", 7000}, {"2.25s", 2.25e9},
 	};
 	static const char *const bad[] = {
-		"", "-1", "+1", "1 ", " 1", "1e3", "1sec", "1m", "1h", "us",
-		"1.5.5", "1Us", "1 us", "1nss", "1ns1", ".", ".ns", "0x1",
-		"inf", "nan", "1,5us",
+		"",     "-1", "+1",  "1 ",    " 1",  "1e3",  "1sec",
+		"1m",   "1h", "us",  "1.5.5", "1Us", "1 us", "1nss",
+		"1ns1", ".",  ".ns", "0x1",   "inf", "nan",  "1,5us",
 	};
 	double ns;
 
@@ -219,24 +252,24 @@ test_analytic(void **state)
 		const char *spec;
 		double mean, var;
 	} cases[] = {
-		{ "fixed:5us", 5000, 0 },
-		{ "exp:2us", 2000, 4e6 },
+		{"fixed:5us", 5000, 0},
+		{"exp:2us", 2000, 4e6},
 		/* (B - A)^2 / 12 */
-		{ "uniform:1us:3us", 2000, 4e6 / 12 },
-		{ "uniform:7us:7us", 7000, 0 },
+		{"uniform:1us:3us", 2000, 4e6 / 12},
+		{"uniform:7us:7us", 7000, 0},
 		/* Half-normal: s sqrt(2/pi), s^2 (1 - 2/pi). */
-		{ "normal:0:1us", 797.8845608028654, 363380.2276324186 },
+		{"normal:0:1us", 797.8845608028654, 363380.2276324186},
 		/* beta = 1: lambda = phi(1) / Phi(1) = 0.2876. */
-		{ "normal:1us:1us", 1287.5999709391783, 629686.2857766055 },
+		{"normal:1us:1us", 1287.5999709391783, 629686.2857766055},
 		/* beta = 5: truncation barely shows. */
-		{ "normal:10us:2us", 10000.002973439881, 3999970.2655923404 },
-		{ "normal:3us:0", 3000, 0 },
+		{"normal:10us:2us", 10000.002973439881, 3999970.2655923404},
+		{"normal:3us:0", 3000, 0},
 		/* p a + (1 - p) b; p (1 - p) (a - b)^2 */
-		{ "bimodal:0.9:1us:10us", 1900, 0.09 * 81e6 },
-		{ "bimodal:1:1us:10us", 1000, 0 },
+		{"bimodal:0.9:1us:10us", 1900, 0.09 * 81e6},
+		{"bimodal:1:1us:10us", 1000, 0},
 		/* Parameters are the lognormal's own moments. */
-		{ "lognormal:1ms:2ms", 1e6, 4e12 },
-		{ "lognormal:1ms:500us", 1e6, 2.5e11 },
+		{"lognormal:1ms:2ms", 1e6, 4e12},
+		{"lognormal:1ms:500us", 1e6, 2.5e11},
 	};
 
 	(void)state;
@@ -247,8 +280,7 @@ test_analytic(void **state)
 		if (cases[i].var == 0)
 			assert_true(fabs(tlb_dist_variance(&d)) < 1e-6);
 		else
-			assert_close(tlb_dist_variance(&d), cases[i].var,
-				     1e-9);
+			assert_close(tlb_dist_variance(&d), cases[i].var, 1e-9);
 	}
 }
 
@@ -287,9 +319,15 @@ static void
 test_sample_moments(void **state)
 {
 	static const char *const specs[] = {
-		"fixed:5us", "exp:2us", "uniform:1us:3us", "normal:10us:2us",
-		"normal:0:1us", "normal:1us:1us", "bimodal:0.9:1us:10us",
-		"lognormal:1ms:500us", "lognormal:1ms:1ms",
+		"fixed:5us",
+		"exp:2us",
+		"uniform:1us:3us",
+		"normal:10us:2us",
+		"normal:0:1us",
+		"normal:1us:1us",
+		"bimodal:0.9:1us:10us",
+		"lognormal:1ms:500us",
+		"lognormal:1ms:1ms",
 	};
 
 	(void)state;
@@ -394,8 +432,12 @@ static void
 test_determinism(void **state)
 {
 	static const char *const specs[] = {
-		"fixed:5us", "exp:2us", "uniform:1us:3us", "normal:1us:1us",
-		"bimodal:0.5:1us:10us", "lognormal:1ms:1ms",
+		"fixed:5us",
+		"exp:2us",
+		"uniform:1us:3us",
+		"normal:1us:1us",
+		"bimodal:0.5:1us:10us",
+		"lognormal:1ms:1ms",
 	};
 
 	(void)state;
@@ -424,14 +466,14 @@ test_format(void **state)
 	static const struct {
 		const char *spec, *canon;
 	} cases[] = {
-		{ "fixed:1us", "fixed:1000ns" },
-		{ "exp:1us", "exp:1000ns" },
-		{ "exp:1.5ns", "exp:1.5ns" },
-		{ "uniform:1us:2s", "uniform:1000ns:2000000000ns" },
-		{ "normal:0.25us:0.125ns", "normal:250ns:0.125ns" },
-		{ "bimodal:0.9:1us:100us", "bimodal:0.9:1000ns:100000ns" },
-		{ "bimodal:1:1:2", "bimodal:1:1ns:2ns" },
-		{ "lognormal:1ms:500us", "lognormal:1000000ns:500000ns" },
+		{"fixed:1us", "fixed:1000ns"},
+		{"exp:1us", "exp:1000ns"},
+		{"exp:1.5ns", "exp:1.5ns"},
+		{"uniform:1us:2s", "uniform:1000ns:2000000000ns"},
+		{"normal:0.25us:0.125ns", "normal:250ns:0.125ns"},
+		{"bimodal:0.9:1us:100us", "bimodal:0.9:1000ns:100000ns"},
+		{"bimodal:1:1:2", "bimodal:1:1ns:2ns"},
+		{"lognormal:1ms:500us", "lognormal:1000000ns:500000ns"},
 	};
 	char buf[128], small[8];
 
@@ -448,8 +490,7 @@ test_format(void **state)
 		assert_true(again.p == d.p);
 		assert_true(again.mu == d.mu && again.sigma == d.sigma);
 	}
-	tlb_dist_format(&(struct tlb_dist){ .kind = TLB_DIST_EXP,
-					     .a = 1000 },
+	tlb_dist_format(&(struct tlb_dist){.kind = TLB_DIST_EXP, .a = 1000},
 			small, sizeof(small));
 	assert_string_equal(small, "exp:100");
 }

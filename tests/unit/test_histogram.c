@@ -16,8 +16,8 @@
 #include "turbolb/rng.h"
 
 #define LAST_BUCKET ((uint32_t)TLB_HIST_BUCKETS - 1)
-#define LIMIT (1ull << TLB_HIST_MAX_BITS)
-#define REF_N 1000000
+#define LIMIT       (1ull << TLB_HIST_MAX_BITS)
+#define REF_N       1000000
 /* What the header promises; tighter than the 1% asked of reports. */
 #define MAX_REL_ERR (1.0 / (1u << TLB_HIST_SUB_BITS))
 /* Reporting the midpoint rather than an edge halves it. */
@@ -171,8 +171,13 @@ test_small_exact(void **state)
 	test_free(h);
 }
 
-enum ref_kind { REF_UNIFORM, REF_EXP, REF_LOGNORMAL, REF_LOGUNIFORM,
-		REF_BIMODAL };
+enum ref_kind {
+	REF_UNIFORM,
+	REF_EXP,
+	REF_LOGNORMAL,
+	REF_LOGUNIFORM,
+	REF_BIMODAL
+};
 
 static uint64_t
 ref_sample(enum ref_kind k, struct tlb_rng *r)
@@ -185,8 +190,8 @@ ref_sample(enum ref_kind k, struct tlb_rng *r)
 	case REF_EXP: /* mean 50 us */
 		return (uint64_t)(-50000.0 * log(u));
 	case REF_LOGNORMAL: /* median 1 ms, sigma 2: ns to seconds */
-		z = sqrt(-2.0 * log(u)) * cos(6.283185307179586 *
-					       tlb_rng_unit(r));
+		z = sqrt(-2.0 * log(u)) *
+		    cos(6.283185307179586 * tlb_rng_unit(r));
 		return (uint64_t)exp(log(1e6) + 2.0 * z);
 	case REF_LOGUNIFORM: /* 1 ns .. 10 s */
 		return (uint64_t)exp(u * log(1e10));
@@ -201,8 +206,8 @@ ref_sample(enum ref_kind k, struct tlb_rng *r)
 static void
 check_against_reference(enum ref_kind k)
 {
-	static const double qs[] = { 0.0, 0.25, 0.5, 0.9, 0.99, 0.999,
-				     0.9999, 1.0 };
+	static const double qs[] = {0.0,  0.25,  0.5,    0.9,
+				    0.99, 0.999, 0.9999, 1.0};
 	uint64_t *ref = malloc(REF_N * sizeof(*ref));
 	struct tlb_hist *h = new_hist();
 	struct tlb_rng r;
@@ -293,8 +298,8 @@ assert_hist_equal(const struct tlb_hist *a, const struct tlb_hist *b)
 static void
 test_merge(void **state)
 {
-	struct tlb_hist *whole = new_hist(), *lo = new_hist(),
-			*hi = new_hist(), *empty = new_hist();
+	struct tlb_hist *whole = new_hist(), *lo = new_hist(), *hi = new_hist(),
+			*empty = new_hist();
 	struct tlb_rng r;
 
 	(void)state;
@@ -422,12 +427,9 @@ test_quantile_edges(void **state)
 	tlb_hist_record(h, 1000);
 	tlb_hist_record(h, 5000);
 	/* Out-of-range and NaN quantiles clamp instead of misbehaving. */
-	assert_int_equal(tlb_hist_quantile(h, -1.0),
-			 tlb_hist_quantile(h, 0.0));
-	assert_int_equal(tlb_hist_quantile(h, NAN),
-			 tlb_hist_quantile(h, 0.0));
-	assert_int_equal(tlb_hist_quantile(h, 2.0),
-			 tlb_hist_quantile(h, 1.0));
+	assert_int_equal(tlb_hist_quantile(h, -1.0), tlb_hist_quantile(h, 0.0));
+	assert_int_equal(tlb_hist_quantile(h, NAN), tlb_hist_quantile(h, 0.0));
+	assert_int_equal(tlb_hist_quantile(h, 2.0), tlb_hist_quantile(h, 1.0));
 	assert_int_equal(tlb_hist_bucket(tlb_hist_quantile(h, 0.0)),
 			 tlb_hist_bucket(1000));
 	assert_int_equal(tlb_hist_bucket(tlb_hist_quantile(h, 0.5)),

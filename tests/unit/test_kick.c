@@ -36,7 +36,7 @@
 #include "kick.h"
 
 #define ERRLEN 256
-#define US 1000ull
+#define US     1000ull
 
 static struct tlb_cr *
 host_attach(void)
@@ -85,9 +85,9 @@ static void
 check_invariants(const struct kick_core *k)
 {
 	assert_int_equal(k->n.rings, k->n.served + k->n.ignored);
-	assert_int_equal(k->n.boosts, k->n.reverted_drain +
-			 k->n.reverted_bound + k->n.reverted_yield +
-			 (k->boosted ? 1 : 0));
+	assert_int_equal(k->n.boosts,
+			 k->n.reverted_drain + k->n.reverted_bound +
+				 k->n.reverted_yield + (k->boosted ? 1 : 0));
 }
 
 /* ---- the doorbell protocol through the region ---- */
@@ -99,7 +99,7 @@ test_each_ring_seen_once(void **state)
 {
 	struct tlb_cr *nic, *agent;
 	struct kick_core k[3];
-	uint64_t rung[3] = { 0 };
+	uint64_t rung[3] = {0};
 	uint64_t now = 0;
 
 	(void)state;
@@ -109,12 +109,11 @@ test_each_ring_seen_once(void **state)
 	/* Rings before the agent's first look are not kicks for it. */
 	tlb_cr_ring_doorbell(nic, 1);
 	for (uint32_t c = 0; c < 3; c++) {
-		struct kick_obs o = obs_running(tlb_cr_doorbell(agent, c), 0,
-						0);
+		struct kick_obs o =
+			obs_running(tlb_cr_doorbell(agent, c), 0, 0);
 
-		o.thread_ok = false;	/* count, never boost */
-		assert_int_equal(kick_step(&k[c], &o, now, &params),
-				 KICK_NONE);
+		o.thread_ok = false; /* count, never boost */
+		assert_int_equal(kick_step(&k[c], &o, now, &params), KICK_NONE);
 	}
 	srand(7);
 	for (int step = 0; step < 20000; step++) {
@@ -128,16 +127,16 @@ test_each_ring_seen_once(void **state)
 				tlb_cr_ring_doorbell(nic, c);
 			rung[c] += (uint64_t)n;
 		} else {
-			struct kick_obs o = obs_running(
-				tlb_cr_doorbell(agent, c), 0, 0);
+			struct kick_obs o =
+				obs_running(tlb_cr_doorbell(agent, c), 0, 0);
 
 			o.thread_ok = false;
 			kick_step(&k[c], &o, now, &params);
 		}
 	}
 	for (uint32_t c = 0; c < 3; c++) {
-		struct kick_obs o = obs_running(tlb_cr_doorbell(agent, c), 0,
-						0);
+		struct kick_obs o =
+			obs_running(tlb_cr_doorbell(agent, c), 0, 0);
 
 		o.thread_ok = false;
 		kick_step(&k[c], &o, now, &params);
@@ -283,7 +282,8 @@ test_kick_stats_round_trip(void **state)
 	assert_memory_equal(&got, &ks, sizeof(ks));
 	tlb_cr_kick_stats(nic, 0, &got);
 	assert_int_equal(got.kicks_served + got.boosts + got.reverted_drain +
-			 got.reverted_bound, 0);
+				 got.reverted_bound,
+			 0);
 	/* The counters share the slot's line with the run state, the
 	 * heartbeat and the doorbell, and disturb none of them. */
 	assert_int_equal(tlb_cr_doorbell(nic, 1), 0);
@@ -406,14 +406,14 @@ test_rings_during_boost_extend_it(void **state)
 	o.doorbell = 3;
 	assert_int_equal(kick_step(&k, &o, now += US, &params), KICK_BOOST);
 	assert_int_equal(k.n.served, 3);
-	o.records = 1;	/* it ran */
+	o.records = 1; /* it ran */
 	assert_int_equal(kick_step(&k, &o, now += US, &params), KICK_NONE);
 	/* A ring just before the quiet time is up starts the clock again. */
 	now += params.quiet_ns - US;
 	o.doorbell = 4;
 	assert_int_equal(kick_step(&k, &o, now, &params), KICK_NONE);
-	assert_int_equal(kick_step(&k, &o, now + params.quiet_ns - 1,
-				   &params), KICK_NONE);
+	assert_int_equal(kick_step(&k, &o, now + params.quiet_ns - 1, &params),
+			 KICK_NONE);
 	assert_int_equal(kick_step(&k, &o, now + params.quiet_ns, &params),
 			 KICK_REVERT_DRAIN);
 	assert_int_equal(k.n.boosts, 1);
@@ -441,12 +441,13 @@ test_no_progress_ends_by_bound(void **state)
 	assert_int_equal(kick_step(&k, &o, t0, &params), KICK_BOOST);
 	/* The heartbeat moving is not enough for a core that posts. */
 	o.heartbeat = 10;
-	assert_int_equal(kick_step(&k, &o, t0 + 10 * params.quiet_ns,
-				   &params), KICK_NONE);
-	assert_int_equal(kick_step(&k, &o, t0 + params.max_boost_ns - 1,
-				   &params), KICK_NONE);
-	assert_int_equal(kick_step(&k, &o, t0 + params.max_boost_ns,
-				   &params), KICK_REVERT_BOUND);
+	assert_int_equal(kick_step(&k, &o, t0 + 10 * params.quiet_ns, &params),
+			 KICK_NONE);
+	assert_int_equal(
+		kick_step(&k, &o, t0 + params.max_boost_ns - 1, &params),
+		KICK_NONE);
+	assert_int_equal(kick_step(&k, &o, t0 + params.max_boost_ns, &params),
+			 KICK_REVERT_BOUND);
 	assert_int_equal(k.n.reverted_bound, 1);
 	assert_int_equal(k.n.boosted_ns, params.max_boost_ns);
 	check_invariants(&k);
@@ -468,8 +469,8 @@ test_heartbeat_proves_progress_without_records(void **state)
 	assert_int_equal(kick_step(&k, &o, US + params.quiet_ns, &params),
 			 KICK_NONE);
 	o.heartbeat = 8;
-	assert_int_equal(kick_step(&k, &o, 2 * US + params.quiet_ns,
-				   &params), KICK_REVERT_DRAIN);
+	assert_int_equal(kick_step(&k, &o, 2 * US + params.quiet_ns, &params),
+			 KICK_REVERT_DRAIN);
 	check_invariants(&k);
 }
 
@@ -490,13 +491,13 @@ test_on_cpu_proves_progress(void **state)
 	o.doorbell = 1;
 	assert_int_equal(kick_step(&k, &o, US, &params), KICK_BOOST);
 	/* Still waiting for its CPU: no proof, however quiet. */
-	assert_int_equal(kick_step(&k, &o, US + 2 * params.quiet_ns,
-				   &params), KICK_NONE);
+	assert_int_equal(kick_step(&k, &o, US + 2 * params.quiet_ns, &params),
+			 KICK_NONE);
 	t_on = 3 * US + 2 * params.quiet_ns;
 	o.cpu = KICK_CPU_ON;
 	assert_int_equal(kick_step(&k, &o, t_on, &params), KICK_NONE);
-	assert_int_equal(kick_step(&k, &o, t_on + params.quiet_ns - 1,
-				   &params), KICK_NONE);
+	assert_int_equal(kick_step(&k, &o, t_on + params.quiet_ns - 1, &params),
+			 KICK_NONE);
 	assert_int_equal(kick_step(&k, &o, t_on + params.quiet_ns, &params),
 			 KICK_REVERT_DRAIN);
 	/* Kicked while already on its CPU: quiet from the ring on. */
@@ -527,8 +528,7 @@ test_parked_core_drains_when_it_parks_again(void **state)
 	o.host_state = TLB_RUN_RUNNING;
 	assert_int_equal(kick_step(&k, &o, 3 * US, &params), KICK_NONE);
 	o.host_state = TLB_RUN_PARKED;
-	assert_int_equal(kick_step(&k, &o, 4 * US, &params),
-			 KICK_REVERT_DRAIN);
+	assert_int_equal(kick_step(&k, &o, 4 * US, &params), KICK_REVERT_DRAIN);
 	check_invariants(&k);
 }
 
@@ -544,8 +544,7 @@ test_running_core_drains_when_it_parks(void **state)
 	o.doorbell = 1;
 	assert_int_equal(kick_step(&k, &o, US, &params), KICK_BOOST);
 	o.host_state = TLB_RUN_PARKED;
-	assert_int_equal(kick_step(&k, &o, 2 * US, &params),
-			 KICK_REVERT_DRAIN);
+	assert_int_equal(kick_step(&k, &o, 2 * US, &params), KICK_REVERT_DRAIN);
 	check_invariants(&k);
 }
 
@@ -572,8 +571,7 @@ test_no_thread_no_boost(void **state)
 	o.doorbell = 4;
 	assert_int_equal(kick_step(&k, &o, 3 * US, &params), KICK_BOOST);
 	o.thread_ok = false;
-	assert_int_equal(kick_step(&k, &o, 4 * US, &params),
-			 KICK_REVERT_DRAIN);
+	assert_int_equal(kick_step(&k, &o, 4 * US, &params), KICK_REVERT_DRAIN);
 	check_invariants(&k);
 }
 
@@ -625,7 +623,7 @@ test_boost_undo(void **state)
 	assert_int_equal(kick_step(&k, &o, 2 * US, &params), KICK_BOOST);
 	kick_boost_undo(&k, false);
 	assert_int_equal(k.n.boost_failures, 1);
-	kick_boost_undo(&k, false);	/* nothing boosted: no-op */
+	kick_boost_undo(&k, false); /* nothing boosted: no-op */
 	assert_int_equal(k.n.ignored, 3);
 	check_invariants(&k);
 }
@@ -644,8 +642,7 @@ test_new_region_reprimes(void **state)
 	o.doorbell = 101;
 	assert_int_equal(kick_step(&k, &o, US, &params), KICK_BOOST);
 	o.host_state = TLB_RUN_PARKED;
-	assert_int_equal(kick_step(&k, &o, 2 * US, &params),
-			 KICK_REVERT_DRAIN);
+	assert_int_equal(kick_step(&k, &o, 2 * US, &params), KICK_REVERT_DRAIN);
 	o.host_state = TLB_RUN_RUNNING;
 	o.doorbell = 2;
 	assert_int_equal(kick_step(&k, &o, 3 * US, &params), KICK_NONE);
@@ -679,7 +676,7 @@ test_random_cores(void **state)
 		else if (r < 25 && !stuck)
 			o.records++;
 		else if (r == 98)
-			stuck = !stuck;	/* a core that stops completing */
+			stuck = !stuck; /* a core that stops completing */
 		else if (r < 30)
 			o.heartbeat++;
 		else if (r < 32)
@@ -692,8 +689,8 @@ test_random_cores(void **state)
 		if (a == KICK_REVERT_BOUND)
 			assert_true(now - boost_at >= params.max_boost_ns);
 		if (k.boosted)
-			assert_true(now - boost_at < params.max_boost_ns +
-					    40 * US);
+			assert_true(now - boost_at <
+				    params.max_boost_ns + 40 * US);
 		if (a == KICK_BOOST && rand() % 10 == 0)
 			kick_boost_undo(&k, rand() % 2 == 0);
 		else if (r == 99)
@@ -728,7 +725,7 @@ put_rec(uint8_t *ring, uint64_t size, uint64_t *head, uint32_t type,
 static void
 test_perf_scan(void **state)
 {
-	struct kick_perf st = { .where = KICK_CPU_UNKNOWN, .cpu = -1 };
+	struct kick_perf st = {.where = KICK_CPU_UNKNOWN, .cpu = -1};
 	uint8_t ring[256];
 	uint64_t size = sizeof(ring);
 	uint64_t tail, head;
@@ -740,7 +737,8 @@ test_perf_scan(void **state)
 	tail = head = 1000 * size - 40;
 	put_rec(ring, size, &head, PERF_RECORD_SWITCH,
 		PERF_RECORD_MISC_SWITCH_OUT |
-			PERF_RECORD_MISC_SWITCH_OUT_PREEMPT, 16, 3);
+			PERF_RECORD_MISC_SWITCH_OUT_PREEMPT,
+		16, 3);
 	put_rec(ring, size, &head, PERF_RECORD_SWITCH, 0, 16, 1);
 	put_rec(ring, size, &head, PERF_RECORD_SWITCH,
 		PERF_RECORD_MISC_SWITCH_OUT, 16, 1);
@@ -806,7 +804,8 @@ main(void)
 		cmocka_unit_test(test_first_look_only_primes),
 		cmocka_unit_test(test_rings_during_boost_extend_it),
 		cmocka_unit_test(test_no_progress_ends_by_bound),
-		cmocka_unit_test(test_heartbeat_proves_progress_without_records),
+		cmocka_unit_test(
+			test_heartbeat_proves_progress_without_records),
 		cmocka_unit_test(test_on_cpu_proves_progress),
 		cmocka_unit_test(test_parked_core_drains_when_it_parks_again),
 		cmocka_unit_test(test_running_core_drains_when_it_parks),

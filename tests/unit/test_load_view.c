@@ -89,7 +89,7 @@ test_reset_core(void **state)
 static uint32_t
 live(uint64_t now, uint64_t timeout)
 {
-	struct tlb_lv_written_off wo = { 0, 0 };
+	struct tlb_lv_written_off wo = {0, 0};
 	uint32_t n = tlb_lv_check_liveness(&lv, now, timeout, UINT64_MAX, &wo);
 
 	assert_int_equal(wo.requests, 0);
@@ -183,7 +183,7 @@ test_online_running(void **state)
 static void
 test_write_off_and_probe(void **state)
 {
-	struct tlb_lv_written_off wo = { 0, 0 };
+	struct tlb_lv_written_off wo = {0, 0};
 	const uint64_t t = 1000, w = 5000;
 
 	(void)state;

@@ -38,8 +38,8 @@ parse_words(struct lg_opts *o, const char *const *words, FILE *err)
 	return rc;
 }
 
-#define PARSE(o, ...)                                                        \
-	parse_words((o), (const char *const[]){ __VA_ARGS__, NULL }, errf)
+#define PARSE(o, ...)                                                          \
+	parse_words((o), (const char *const[]){__VA_ARGS__, NULL}, errf)
 
 static FILE *errf;
 
@@ -63,12 +63,11 @@ static void
 test_opts_defaults(void **state)
 {
 	struct lg_opts o;
-	const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
-	const uint8_t src[4] = { 10, 0, 0, 1 }, dst[4] = { 10, 0, 0, 2 };
+	const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	const uint8_t src[4] = {10, 0, 0, 1}, dst[4] = {10, 0, 0, 2};
 
 	(void)state;
-	assert_int_equal(parse_words(&o, (const char *const[]){ NULL }, errf),
-			 0);
+	assert_int_equal(parse_words(&o, (const char *const[]){NULL}, errf), 0);
 	assert_true(o.rate == 10000.0);
 	assert_true(o.duration_s == 1.0);
 	assert_int_equal(o.requests, 0);
@@ -106,22 +105,21 @@ static void
 test_opts_all(void **state)
 {
 	struct lg_opts o;
-	const uint8_t mac[6] = { 0x02, 0xab, 0xCD, 0x00, 0x10, 0xff };
-	const uint8_t src[4] = { 192, 168, 1, 7 }, dst[4] = { 172, 16, 0, 9 };
+	const uint8_t mac[6] = {0x02, 0xab, 0xCD, 0x00, 0x10, 0xff};
+	const uint8_t src[4] = {192, 168, 1, 7}, dst[4] = {172, 16, 0, 9};
 
 	(void)state;
-	assert_int_equal(PARSE(&o, "--rate", "20000.5", "--duration", "2.25",
-			       "--warmup", "0.5", "--arrival", "fixed",
-			       "--dist", "exp:10us", "--flows", "8",
-			       "--src-port-base", "20000", "--src-ip",
-			       "192.168.1.7", "--dst-ip", "172.16.0.9",
-			       "--dst-port", "9001", "--dst-mac",
-			       "02:ab:CD:00:10:ff", "--src-mac",
-			       "02:ab:cd:00:10:FF", "--size", "3000", "--mtu",
-			       "9000", "--timeout-ms", "50", "--max-lag-us",
-			       "20", "--class", "7", "--seed", "42", "--json",
-			       "--port", "net_memif0", "--link-wait", "0"),
-			 0);
+	assert_int_equal(
+		PARSE(&o, "--rate", "20000.5", "--duration", "2.25", "--warmup",
+		      "0.5", "--arrival", "fixed", "--dist", "exp:10us",
+		      "--flows", "8", "--src-port-base", "20000", "--src-ip",
+		      "192.168.1.7", "--dst-ip", "172.16.0.9", "--dst-port",
+		      "9001", "--dst-mac", "02:ab:CD:00:10:ff", "--src-mac",
+		      "02:ab:cd:00:10:FF", "--size", "3000", "--mtu", "9000",
+		      "--timeout-ms", "50", "--max-lag-us", "20", "--class",
+		      "7", "--seed", "42", "--json", "--port", "net_memif0",
+		      "--link-wait", "0"),
+		0);
 	assert_true(o.rate == 20000.5);
 	assert_true(o.duration_s == 2.25);
 	assert_true(o.warmup_s == 0.5);
@@ -159,90 +157,88 @@ static void
 test_opts_errors(void **state)
 {
 	static const char *const bad[][7] = {
-		{ "--rate", "0" },
-		{ "--rate", "-5" },
-		{ "--rate", "1e400" },
-		{ "--rate", "nan" },
-		{ "--rate", "10x" },
-		{ "--rate", "" },
-		{ "--duration", "0" },
-		{ "--duration", "1", "--requests", "5" },
-		{ "--requests", "0" },
-		{ "--requests", "-1" },
-		{ "--warmup", "-1" },
-		{ "--arrival", "uniform" },
-		{ "--dist", "exp" },
-		{ "--dist", "nope:1us" },
-		{ "--flows", "0" },
-		{ "--flows", "65537" },
-		{ "--src-port-base", "65500", "--flows", "100" },
-		{ "--dst-port", "10010" },
-		{ "--dst-port", "0" },
-		{ "--dst-port", "65536" },
-		{ "--src-ip", "10.0.0" },
-		{ "--dst-ip", "::1" },
-		{ "--dst-mac", "00:11:22:33:44" },
-		{ "--dst-mac", "00:11:22:33:44:55:66" },
-		{ "--src-mac", "0:11:22:33:44:55" },
-		{ "--size", "-1" },
-		{ "--size", "100000" },
-		{ "--mtu", "127" },
-		{ "--mtu", "9001" },
-		{ "--timeout-ms", "0" },
-		{ "--class", "65536" },
-		{ "--seed", "x" },
-		{ "--port", "" },
-		{ "--nope" },
-		{ "--rate" },
-		{ "stray" },
+		{"--rate", "0"},
+		{"--rate", "-5"},
+		{"--rate", "1e400"},
+		{"--rate", "nan"},
+		{"--rate", "10x"},
+		{"--rate", ""},
+		{"--duration", "0"},
+		{"--duration", "1", "--requests", "5"},
+		{"--requests", "0"},
+		{"--requests", "-1"},
+		{"--warmup", "-1"},
+		{"--arrival", "uniform"},
+		{"--dist", "exp"},
+		{"--dist", "nope:1us"},
+		{"--flows", "0"},
+		{"--flows", "65537"},
+		{"--src-port-base", "65500", "--flows", "100"},
+		{"--dst-port", "10010"},
+		{"--dst-port", "0"},
+		{"--dst-port", "65536"},
+		{"--src-ip", "10.0.0"},
+		{"--dst-ip", "::1"},
+		{"--dst-mac", "00:11:22:33:44"},
+		{"--dst-mac", "00:11:22:33:44:55:66"},
+		{"--src-mac", "0:11:22:33:44:55"},
+		{"--size", "-1"},
+		{"--size", "100000"},
+		{"--mtu", "127"},
+		{"--mtu", "9001"},
+		{"--timeout-ms", "0"},
+		{"--class", "65536"},
+		{"--seed", "x"},
+		{"--port", ""},
+		{"--nope"},
+		{"--rate"},
+		{"stray"},
 		/* Flows, closed loop. */
-		{ "--src-ips", "0" },
-		{ "--src-ips", "65537" },
-		{ "--src-ip", "255.255.255.250", "--src-ips", "7" },
-		{ "--closed-loop", "0" },
-		{ "--closed-loop", "1048577" },
-		{ "--closed-loop", "4", "--rate", "100" },
-		{ "--closed-loop", "4", "--arrival", "fixed" },
-		{ "--arrival", "poisson", "--closed-loop", "4" },
-		{ "--closed-loop", "4", "--rates", "1,2" },
-		{ "--closed-loop", "4", "--slo-multiple", "10", "--sweep",
-		  "1:2" },
+		{"--src-ips", "0"},
+		{"--src-ips", "65537"},
+		{"--src-ip", "255.255.255.250", "--src-ips", "7"},
+		{"--closed-loop", "0"},
+		{"--closed-loop", "1048577"},
+		{"--closed-loop", "4", "--rate", "100"},
+		{"--closed-loop", "4", "--arrival", "fixed"},
+		{"--arrival", "poisson", "--closed-loop", "4"},
+		{"--closed-loop", "4", "--rates", "1,2"},
+		{"--closed-loop", "4", "--slo-multiple", "10", "--sweep",
+		 "1:2"},
 		/* Sweeps. */
-		{ "--rates", "" },
-		{ "--rates", "1000,,2000" },
-		{ "--rates", "1000,0" },
-		{ "--rates", "1000", "--sweep", "1:3:1" },
-		{ "--rate", "5", "--rates", "1000" },
-		{ "--rate", "5", "--sweep", "1:3:1" },
-		{ "--sweep", "1000:2000" },
-		{ "--sweep", "3000:1000:100" },
-		{ "--sweep", "1:1000000:1" },
-		{ "--settle", "-1" },
+		{"--rates", ""},
+		{"--rates", "1000,,2000"},
+		{"--rates", "1000,0"},
+		{"--rates", "1000", "--sweep", "1:3:1"},
+		{"--rate", "5", "--rates", "1000"},
+		{"--rate", "5", "--sweep", "1:3:1"},
+		{"--sweep", "1000:2000"},
+		{"--sweep", "3000:1000:100"},
+		{"--sweep", "1:1000000:1"},
+		{"--settle", "-1"},
 		/* The SLO search. */
-		{ "--slo-multiple", "10" },
-		{ "--slo-multiple", "10", "--rate-min", "1000" },
-		{ "--slo-multiple", "10", "--rates", "1,2" },
-		{ "--slo-multiple", "10", "--rate", "1000", "--sweep", "1:2" },
-		{ "--slo-multiple", "10", "--rate-min", "5000", "--rate-max",
-		  "1000" },
-		{ "--slo-multiple", "10", "--sweep", "1000:1000" },
-		{ "--slo-multiple", "10", "--sweep", "1:2", "--rate-max",
-		  "3" },
-		{ "--slo-multiple", "0", "--sweep", "1:2" },
-		{ "--slo-multiple", "10", "--sweep", "1:2", "--dist",
-		  "fixed:0" },
-		{ "--rate-min", "1000" },
-		{ "--slo-iterations", "3" },
-		{ "--slo-csv", "x.csv" },
-		{ "--slo-multiple", "10", "--sweep", "1:2",
-		  "--slo-iterations", "65" },
+		{"--slo-multiple", "10"},
+		{"--slo-multiple", "10", "--rate-min", "1000"},
+		{"--slo-multiple", "10", "--rates", "1,2"},
+		{"--slo-multiple", "10", "--rate", "1000", "--sweep", "1:2"},
+		{"--slo-multiple", "10", "--rate-min", "5000", "--rate-max",
+		 "1000"},
+		{"--slo-multiple", "10", "--sweep", "1000:1000"},
+		{"--slo-multiple", "10", "--sweep", "1:2", "--rate-max", "3"},
+		{"--slo-multiple", "0", "--sweep", "1:2"},
+		{"--slo-multiple", "10", "--sweep", "1:2", "--dist", "fixed:0"},
+		{"--rate-min", "1000"},
+		{"--slo-iterations", "3"},
+		{"--slo-csv", "x.csv"},
+		{"--slo-multiple", "10", "--sweep", "1:2", "--slo-iterations",
+		 "65"},
 		/* Output. */
-		{ "--label", "a,b" },
-		{ "--label", "a\"b" },
-		{ "--label", "a\tb" },
-		{ "--label", "0123456789012345678901234567890123456789"
-			     "012345678901234567890123" },
-		{ "--csv", "" },
+		{"--label", "a,b"},
+		{"--label", "a\"b"},
+		{"--label", "a\tb"},
+		{"--label", "0123456789012345678901234567890123456789"
+			    "012345678901234567890123"},
+		{"--csv", ""},
 	};
 	struct lg_opts o;
 
@@ -274,7 +270,7 @@ static void
 test_opts_sweep(void **state)
 {
 	struct lg_opts o;
-	const uint8_t src[4] = { 10, 0, 0, 250 };
+	const uint8_t src[4] = {10, 0, 0, 250};
 
 	(void)state;
 	assert_int_equal(PARSE(&o, "--rates", "5000,10000,20000.5", "--label",
@@ -308,8 +304,8 @@ test_opts_sweep(void **state)
 	assert_int_equal(o.slo_iterations, 3);
 	assert_string_equal(o.slo_csv_path, "slo.csv");
 	assert_true(fabs(lg_slo_ns(&o) - 30000.0) < 1e-6);
-	assert_int_equal(PARSE(&o, "--slo-multiple", "10", "--rate-min",
-			       "200", "--rate-max", "900"),
+	assert_int_equal(PARSE(&o, "--slo-multiple", "10", "--rate-min", "200",
+			       "--rate-max", "900"),
 			 0);
 	assert_true(o.rate_min == 200.0 && o.rate_max == 900.0);
 
@@ -322,45 +318,41 @@ test_opts_sweep(void **state)
 	assert_true(o.rates[0] == 0.0);
 
 	/* Source addresses up to the very last one. */
-	assert_int_equal(PARSE(&o, "--src-ip", "10.0.0.250", "--src-ips",
-			       "6"),
+	assert_int_equal(PARSE(&o, "--src-ip", "10.0.0.250", "--src-ips", "6"),
 			 0);
 	assert_int_equal(o.src_ips, 6);
 	assert_memory_equal(o.src_ip, src, 4);
-	assert_int_equal(PARSE(&o, "--src-ip", "255.255.255.250",
-			       "--src-ips", "6"),
-			 0);
+	assert_int_equal(
+		PARSE(&o, "--src-ip", "255.255.255.250", "--src-ips", "6"), 0);
 }
 
 static void
 test_parse_rates(void **state)
 {
 	static const char *const bad[] = {
-		"", ",", "1000,", ",1000", "1000,,2000", "0", "-5", "+5",
-		"abc", "1000x", "1e10", "nan", "inf", "1000;2000",
+		"",   ",",   "1000,", ",1000", "1000,,2000", "0",   "-5",
+		"+5", "abc", "1000x", "1e10",  "nan",        "inf", "1000;2000",
 	};
 	double r[4];
 	uint32_t n;
 	char err[128];
 
 	(void)state;
-	assert_int_equal(lg_parse_rates("5000,10000,20000", r, 4, &n, err,
-					sizeof(err)),
-			 0);
+	assert_int_equal(
+		lg_parse_rates("5000,10000,20000", r, 4, &n, err, sizeof(err)),
+		0);
 	assert_int_equal(n, 3);
 	assert_true(r[0] == 5000.0 && r[1] == 10000.0 && r[2] == 20000.0);
 	assert_int_equal(lg_parse_rates("0.5", r, 4, &n, err, sizeof(err)), 0);
 	assert_int_equal(n, 1);
 	assert_true(r[0] == 0.5);
 	/* Kept in the given order, repeats included. */
-	assert_int_equal(lg_parse_rates("3,1,3,2", r, 4, &n, err,
-					sizeof(err)),
+	assert_int_equal(lg_parse_rates("3,1,3,2", r, 4, &n, err, sizeof(err)),
 			 0);
 	assert_int_equal(n, 4);
 	assert_true(r[0] == 3.0 && r[1] == 1.0 && r[2] == 3.0 && r[3] == 2.0);
-	assert_int_equal(lg_parse_rates("1,2,3,4,5", r, 4, &n, err,
-					sizeof(err)),
-			 -1);
+	assert_int_equal(
+		lg_parse_rates("1,2,3,4,5", r, 4, &n, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "more than 4"));
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (lg_parse_rates(bad[i], r, 4, &n, err, sizeof(err)) != -1)
@@ -371,17 +363,17 @@ static void
 test_parse_sweep(void **state)
 {
 	static const char *const bad[] = {
-		"", "1000", "1000:", ":1000:10", "1000::10", "1000:2000:",
-		"1000:2000:0", "2000:1000:10", "a:b:c", "1:2:3:4", "0:10:1",
-		"1000:2000:10x",
+		"",         "1000",       "1000:",       ":1000:10",
+		"1000::10", "1000:2000:", "1000:2000:0", "2000:1000:10",
+		"a:b:c",    "1:2:3:4",    "0:10:1",      "1000:2000:10x",
 	};
 	double lo, hi, step, r[8];
 	uint32_t n;
 	char err[128];
 
 	(void)state;
-	assert_int_equal(lg_parse_sweep("1000:3000:1000", true, &lo, &hi,
-					&step, err, sizeof(err)),
+	assert_int_equal(lg_parse_sweep("1000:3000:1000", true, &lo, &hi, &step,
+					err, sizeof(err)),
 			 0);
 	assert_true(lo == 1000.0 && hi == 3000.0 && step == 1000.0);
 	assert_int_equal(lg_sweep_expand(lo, hi, step, r, 8, &n), 0);
@@ -405,8 +397,8 @@ test_parse_sweep(void **state)
 	assert_int_equal(lg_sweep_expand(1, 8, 0, r, 8, &n), -1);
 
 	/* LO:HI alone only where the step is not needed. */
-	assert_int_equal(lg_parse_sweep("1000:3000", true, &lo, &hi, &step,
-					err, sizeof(err)),
+	assert_int_equal(lg_parse_sweep("1000:3000", true, &lo, &hi, &step, err,
+					sizeof(err)),
 			 -1);
 	assert_int_equal(lg_parse_sweep("1000:3000", false, &lo, &hi, &step,
 					err, sizeof(err)),
@@ -551,9 +543,9 @@ test_track_basic(void **state)
 			 LG_MATCH_UNKNOWN);
 	assert_int_equal(lg_track_complete(&t, 4, false, &sent, &measured),
 			 LG_MATCH_UNKNOWN);
-	assert_int_equal(lg_track_complete(&t, UINT64_MAX, false, &sent,
-					   &measured),
-			 LG_MATCH_UNKNOWN);
+	assert_int_equal(
+		lg_track_complete(&t, UINT64_MAX, false, &sent, &measured),
+		LG_MATCH_UNKNOWN);
 	/* An error response resolves it too, and a later OK is a dup. */
 	assert_int_equal(lg_track_complete(&t, 7, true, &sent, &measured),
 			 LG_MATCH_OK);
@@ -583,14 +575,14 @@ test_track_write_off(void **state)
 
 	(void)state;
 	assert_int_equal(lg_track_init(&t, 4096, 100, 0), 0);
-	lg_track_issue(&t, 10, false);                 /* 0: warm-up */
+	lg_track_issue(&t, 10, false); /* 0: warm-up */
 	for (uint64_t i = 1; i < 6; i++)
-		lg_track_issue(&t, 10 + i, true);      /* 1 .. 5 */
+		lg_track_issue(&t, 10 + i, true); /* 1 .. 5 */
 	assert_int_equal(lg_track_complete(&t, 2, false, &sent, &measured),
 			 LG_MATCH_OK);
 	assert_int_equal(lg_track_complete(&t, 4, true, &sent, &measured),
 			 LG_MATCH_OK);
-	assert_int_equal(lg_track_write_off(&t), 4);   /* 0, 1, 3, 5 */
+	assert_int_equal(lg_track_write_off(&t), 4); /* 0, 1, 3, 5 */
 	assert_int_equal(t.outstanding, 0);
 	assert_int_equal(t.phase[LG_PHASE_WARMUP].lost, 1);
 	assert_int_equal(t.phase[LG_PHASE_WARMUP].written_off, 1);
@@ -604,8 +596,8 @@ test_track_write_off(void **state)
 			 LG_MATCH_DUP);
 	assert_int_equal(t.phase[LG_PHASE_MEASURED].late, 1);
 	/* After the loss: a timeout is lost, not written off. */
-	lg_track_issue(&t, 1000, true);                /* 6 */
-	lg_track_issue(&t, 1001, true);                /* 7 */
+	lg_track_issue(&t, 1000, true); /* 6 */
+	lg_track_issue(&t, 1001, true); /* 7 */
 	lg_track_expire(&t, 1101);
 	assert_int_equal(t.phase[LG_PHASE_MEASURED].lost, 4);
 	assert_int_equal(t.phase[LG_PHASE_MEASURED].written_off, 3);
@@ -750,8 +742,7 @@ test_track_evict(void **state)
 	/* Id 3's slot now holds id w + 3. */
 	assert_int_equal(lg_track_complete(&t, 3, false, &sent, &measured),
 			 LG_MATCH_UNKNOWN);
-	assert_int_equal(lg_track_complete(&t, w + 3, false, &sent,
-					   &measured),
+	assert_int_equal(lg_track_complete(&t, w + 3, false, &sent, &measured),
 			 LG_MATCH_OK);
 	assert_int_equal(sent, w + 3);
 	lg_track_finish(&t);
@@ -790,20 +781,17 @@ test_closed_window(void **state)
 		ids[i] = lg_track_issue(&t, now++, true);
 	assert_int_equal(lg_closed_room(&t, win), 0);
 	/* A response: one place. */
-	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent,
-					   &measured),
+	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent, &measured),
 			 LG_MATCH_OK);
 	assert_int_equal(lg_closed_room(&t, win), 1);
 	ids[4] = lg_track_issue(&t, now++, true);
 	assert_int_equal(lg_closed_room(&t, win), 0);
 	/* Its duplicate: nothing. */
-	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent,
-					   &measured),
+	assert_int_equal(lg_track_complete(&t, ids[1], false, &sent, &measured),
 			 LG_MATCH_DUP);
 	assert_int_equal(lg_closed_room(&t, win), 0);
 	/* An error response resolves a request as well. */
-	assert_int_equal(lg_track_complete(&t, ids[2], true, &sent,
-					   &measured),
+	assert_int_equal(lg_track_complete(&t, ids[2], true, &sent, &measured),
 			 LG_MATCH_OK);
 	assert_int_equal(lg_closed_room(&t, win), 1);
 	ids[5] = lg_track_issue(&t, 50, true);
@@ -814,8 +802,7 @@ test_closed_window(void **state)
 	assert_int_equal(lg_track_unanswered(&t), 2);
 	/* The late answer to 0 frees nothing more: its place went at the
 	 * timeout. */
-	assert_int_equal(lg_track_complete(&t, ids[0], false, &sent,
-					   &measured),
+	assert_int_equal(lg_track_complete(&t, ids[0], false, &sent, &measured),
 			 LG_MATCH_LATE);
 	assert_int_equal(lg_closed_room(&t, win), 2);
 	assert_int_equal(lg_track_unanswered(&t), 1);
@@ -837,11 +824,11 @@ test_closed_window(void **state)
  * With SLO = X * S the highest passing rate is C (1 - 1/X).
  */
 struct model {
-	double s_ns, cap;     /* service time, capacity */
-	double achieved;      /* achieved / offered */
-	double lost_above;    /* from this rate on some are lost (0: never) */
-	uint32_t abort_at;    /* 1-based call that aborts (0: never) */
-	double noise;         /* relative random noise on p99 */
+	double s_ns, cap;  /* service time, capacity */
+	double achieved;   /* achieved / offered */
+	double lost_above; /* from this rate on some are lost (0: never) */
+	uint32_t abort_at; /* 1-based call that aborts (0: never) */
+	double noise;      /* relative random noise on p99 */
 	struct tlb_rng rng;
 	uint32_t calls;
 	double rates[128];
@@ -891,8 +878,7 @@ model_init(struct model *m)
 static void
 test_slo_pass(void **state)
 {
-	struct lg_slo_sample s = { .p99_ns = 100, .lost = 0,
-				   .achieved_rps = 10 };
+	struct lg_slo_sample s = {.p99_ns = 100, .lost = 0, .achieved_rps = 10};
 
 	(void)state;
 	assert_true(lg_slo_pass(&s, 100));
@@ -910,8 +896,10 @@ test_slo_bisect(void **state)
 {
 	struct model m;
 	struct lg_slo_result r;
-	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
-				.hi = 200000.0, .iterations = 8 };
+	struct lg_slo_cfg c = {.slo_ns = 10000.0,
+			       .lo = 1000.0,
+			       .hi = 200000.0,
+			       .iterations = 8};
 	const double answer = 90000.0; /* C (1 - 1/10) */
 	double width;
 
@@ -975,8 +963,10 @@ test_slo_edges(void **state)
 {
 	struct model m;
 	struct lg_slo_result r;
-	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
-				.hi = 50000.0, .iterations = 8 };
+	struct lg_slo_cfg c = {.slo_ns = 10000.0,
+			       .lo = 1000.0,
+			       .hi = 50000.0,
+			       .iterations = 8};
 
 	(void)state;
 	/* hi meets the SLO: that is the answer, flagged. */
@@ -1019,8 +1009,10 @@ test_slo_edges(void **state)
 static void
 test_slo_noisy(void **state)
 {
-	struct lg_slo_cfg c = { .slo_ns = 10000.0, .lo = 1000.0,
-				.hi = 200000.0, .iterations = 12 };
+	struct lg_slo_cfg c = {.slo_ns = 10000.0,
+			       .lo = 1000.0,
+			       .hi = 200000.0,
+			       .iterations = 12};
 
 	(void)state;
 	for (uint64_t seed = 1; seed <= 50; seed++) {
@@ -1106,8 +1098,7 @@ test_track_random(void **state)
 		free(sorted);
 	}
 
-	assert_int_equal(lg_track_init(&t, lg_track_window(1e8, 1), timeout,
-				       0),
+	assert_int_equal(lg_track_init(&t, lg_track_window(1e8, 1), timeout, 0),
 			 0);
 	for (uint64_t k = 0; k < steps; k++) {
 		uint64_t now = k * 10;
@@ -1158,8 +1149,8 @@ sample_result(struct lg_result *r, struct tlb_hist *h, uint64_t *cores)
 	r->achieved_rps = 19999.5;
 	r->received_rps = 19990;
 	r->measured_s = 2.0;
-	r->measured = (struct lg_phase_counts){ 1001, 1000, 0, 1, 0 };
-	r->warmup = (struct lg_phase_counts){ 5, 5, 0, 0, 0 };
+	r->measured = (struct lg_phase_counts){1001, 1000, 0, 1, 0};
+	r->warmup = (struct lg_phase_counts){5, 5, 0, 0, 0};
 	r->duplicates = 2;
 	r->unknown = 3;
 	r->max_lag_ns = 1234;
@@ -1189,13 +1180,23 @@ static void
 test_report_json(void **state)
 {
 	static const char *const keys[] = {
-		"\"target_rps\":20000.000,", "\"achieved_rps\":19999.500,",
-		"\"sent\":1001,", "\"received\":1000,", "\"lost\":1,",
-		"\"duplicates\":2,", "\"unknown\":3,", "\"p50_ns\":",
-		"\"p90_ns\":", "\"p99_ns\":", "\"p999_ns\":",
-		"\"max_ns\":1000000,", "\"mean_ns\":500500.0,",
-		"\"behind\":true,", "\"max_lag_ns\":1234,",
-		"\"per_core\":[400,0,600]", "\"dist\":\"fixed:1000ns\"",
+		"\"target_rps\":20000.000,",
+		"\"achieved_rps\":19999.500,",
+		"\"sent\":1001,",
+		"\"received\":1000,",
+		"\"lost\":1,",
+		"\"duplicates\":2,",
+		"\"unknown\":3,",
+		"\"p50_ns\":",
+		"\"p90_ns\":",
+		"\"p99_ns\":",
+		"\"p999_ns\":",
+		"\"max_ns\":1000000,",
+		"\"mean_ns\":500500.0,",
+		"\"behind\":true,",
+		"\"max_lag_ns\":1234,",
+		"\"per_core\":[400,0,600]",
+		"\"dist\":\"fixed:1000ns\"",
 		"\"warmup\":{\"sent\":5,",
 	};
 	struct lg_opts o;
@@ -1307,8 +1308,9 @@ static void
 test_report_csv(void **state)
 {
 	static const char *const first[] = {
-		"policy", "offered_rps", "achieved_rps", "p50_ns", "p90_ns",
-		"p99_ns", "p999_ns", "max_ns", "lost", "sent", "received",
+		"policy", "offered_rps", "achieved_rps", "p50_ns",
+		"p90_ns", "p99_ns",      "p999_ns",      "max_ns",
+		"lost",   "sent",        "received",
 	};
 	struct lg_opts o;
 	struct lg_result r;
@@ -1435,8 +1437,7 @@ test_report_json_sweep(void **state)
 static void
 capture_slo(void (*fn)(FILE *, const struct lg_opts *,
 		       const struct lg_slo_result *),
-	    const struct lg_opts *o, const struct lg_slo_result *r,
-	    char **buf)
+	    const struct lg_opts *o, const struct lg_slo_result *r, char **buf)
 {
 	size_t len = 0;
 	FILE *f;
@@ -1454,9 +1455,14 @@ test_report_slo(void **state)
 {
 	struct lg_opts o;
 	struct lg_slo_result r = {
-		.slo_ns = 20000.0, .found = true, .max_rps = 45123.5,
-		.best_offered_rps = 46000.0, .best_p99_ns = 18300.0,
-		.pass_rps = 46000.0, .fail_rps = 47000.0, .points = 10,
+		.slo_ns = 20000.0,
+		.found = true,
+		.max_rps = 45123.5,
+		.best_offered_rps = 46000.0,
+		.best_p99_ns = 18300.0,
+		.pass_rps = 46000.0,
+		.fail_rps = 47000.0,
+		.points = 10,
 	};
 	char *s, *hd, *hf[32], *rf[32];
 	int nh;

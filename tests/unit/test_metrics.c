@@ -36,7 +36,8 @@ check_described(const char *key)
 
 	if (m == NULL)
 		fail_msg("counter %s has no entry (help text) in "
-			 "src/lib/metrics.c", key);
+			 "src/lib/metrics.c",
+			 key);
 	assert_non_null(m->help);
 	assert_true(strlen(m->help) > 10);
 	assert_int_not_equal(m->type, TLB_METRIC_NONE);
@@ -66,9 +67,10 @@ test_every_counter_described(void **state)
 	}
 	/* The other keys of /turbolb/stats (src/daemon/telemetry.c). */
 	static const char *const more[] = {
-		"fifo_depth", "loops", "mbufs_in_use", "mbufs_total",
-		"kicks_served", "kick_boosts", "kick_reverted_drain",
-		"kick_reverted_bound",
+		"fifo_depth",          "loops",
+		"mbufs_in_use",        "mbufs_total",
+		"kicks_served",        "kick_boosts",
+		"kick_reverted_drain", "kick_reverted_bound",
 	};
 	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 		check_described(more[i]);
@@ -97,19 +99,20 @@ static void
 test_text(void **state)
 {
 	const struct tlb_metric_sample s[] = {
-		{ "rx_uplink", 7 },
-		{ "written_off_work_ns", 1500000001 },
-		{ "drop_fifo_full", 3 },
-		{ "drop_parse_bad_magic", 2 },
-		{ "drops", 5 },
-		{ "fifo_depth", 4 },
-		{ "from_the_future", 1 },
+		{"rx_uplink", 7},       {"written_off_work_ns", 1500000001},
+		{"drop_fifo_full", 3},  {"drop_parse_bad_magic", 2},
+		{"drops", 5},           {"fifo_depth", 4},
+		{"from_the_future", 1},
 	};
 	const struct tlb_metric_core c[] = {
-		{ .id = 10, .dispatcher = 1, .sent = 9, .completed = 8,
-		  .outstanding = 1, .outstanding_work_ns = 2000,
-		  .state = "stale" },
-		{ .id = 2, .dispatcher = 0, .sent = 5, .state = "running" },
+		{.id = 10,
+		 .dispatcher = 1,
+		 .sent = 9,
+		 .completed = 8,
+		 .outstanding = 1,
+		 .outstanding_work_ns = 2000,
+		 .state = "stale"},
+		{.id = 2, .dispatcher = 0, .sent = 5, .state = "running"},
 	};
 	unsigned int unknown;
 	char *t = NULL;
@@ -120,8 +123,9 @@ test_text(void **state)
 	assert_int_equal(unknown, 1);
 	assert_null(strstr(t, "from_the_future"));
 	assert_non_null(strstr(t, "# HELP turbolb_uplink_rx_frames_total "));
-	assert_non_null(strstr(t, "# TYPE turbolb_uplink_rx_frames_total "
-				  "counter\nturbolb_uplink_rx_frames_total 7\n"));
+	assert_non_null(strstr(t,
+			       "# TYPE turbolb_uplink_rx_frames_total "
+			       "counter\nturbolb_uplink_rx_frames_total 7\n"));
 	assert_non_null(strstr(t, "\nturbolb_written_off_work_seconds_total "
 				  "1.500000001\n"));
 	/* One family for the drops, a HELP and TYPE once. */
@@ -138,9 +142,10 @@ test_text(void **state)
 	assert_non_null(strstr(t, "# TYPE turbolb_fifo_depth_requests gauge\n"
 				  "turbolb_fifo_depth_requests 4\n"));
 	/* Cores in id order, labelled. */
-	assert_non_null(strstr(t, "turbolb_core_requests_sent_total{core=\"2\","
-				  "dispatcher=\"0\"} 5\nturbolb_core_requests_"
-				  "sent_total{core=\"10\",dispatcher=\"1\"} 9\n"));
+	assert_non_null(strstr(t,
+			       "turbolb_core_requests_sent_total{core=\"2\","
+			       "dispatcher=\"0\"} 5\nturbolb_core_requests_"
+			       "sent_total{core=\"10\",dispatcher=\"1\"} 9\n"));
 	assert_non_null(strstr(t, "turbolb_core_outstanding_work_seconds{core="
 				  "\"10\",dispatcher=\"1\"} 0.000002000\n"));
 	assert_non_null(strstr(t, "turbolb_core_state{core=\"10\",dispatcher="
@@ -157,25 +162,28 @@ test_listen_parse(void **state)
 	char err[160];
 
 	(void)state;
-	assert_int_equal(tlb_listen_addr_parse("127.0.0.1:9469", &a, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_listen_addr_parse("127.0.0.1:9469", &a, err, sizeof(err)),
+		0);
 	assert_false(a.is_unix);
 	assert_string_equal(a.host, "127.0.0.1");
 	assert_int_equal(a.port, 9469);
-	assert_int_equal(tlb_listen_addr_parse("[::1]:80", &a, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_listen_addr_parse("[::1]:80", &a, err, sizeof(err)), 0);
 	assert_string_equal(a.host, "::1");
 	assert_int_equal(a.port, 80);
-	assert_int_equal(tlb_listen_addr_parse("localhost:1", &a, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_listen_addr_parse("localhost:1", &a, err, sizeof(err)), 0);
 	assert_int_equal(tlb_listen_addr_parse("unix:/run/turbolb/m.sock", &a,
-					       err, sizeof(err)), 0);
+					       err, sizeof(err)),
+			 0);
 	assert_true(a.is_unix);
 	assert_string_equal(a.path, "/run/turbolb/m.sock");
 	static const char *const bad[] = {
-		"9469", ":9469", "127.0.0.1:", "127.0.0.1:0",
-		"127.0.0.1:65536", "127.0.0.1:12x", "::1:80", "[::1]80",
-		"unix:", "unix:rel.sock", "127.0.0.1:-1",
+		"9469",          ":9469",           "127.0.0.1:",
+		"127.0.0.1:0",   "127.0.0.1:65536", "127.0.0.1:12x",
+		"::1:80",        "[::1]80",         "unix:",
+		"unix:rel.sock", "127.0.0.1:-1",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (tlb_listen_addr_parse(bad[i], &a, err, sizeof(err)) == 0)
@@ -214,14 +222,14 @@ test_le_bucket(void **state)
 static void
 test_residence_text(void **state)
 {
-	struct tlb_metric_hist h = { .sum_ns = 2500000123 };
+	struct tlb_metric_hist h = {.sum_ns = 2500000123};
 	unsigned int unknown;
 	char *t = NULL;
 	size_t len = 0;
 
 	(void)state;
-	h.count[0] = 3;  /* <= 100 ns */
-	h.count[3] = 4;  /* <= 1 us */
+	h.count[0] = 3;                         /* <= 100 ns */
+	h.count[3] = 4;                         /* <= 1 us */
 	h.count[TLB_RESIDENCE_BUCKETS - 1] = 1; /* +Inf */
 	render(NULL, 0, NULL, 0, &h, &unknown, &t, &len);
 	assert_int_equal(unknown, 0);

@@ -25,8 +25,8 @@ make(const char *name, uint32_t n_cores, const struct tlb_policy_params *pp)
 		pp = &def;
 	}
 	tlb_lv_init(&lv, n_cores);
-	assert_int_equal(tlb_policy_init(&pol, name, pp, n_cores, err,
-					 sizeof(err)), 0);
+	assert_int_equal(
+		tlb_policy_init(&pol, name, pp, n_cores, err, sizeof(err)), 0);
 }
 
 /* Puts n requests of work_ns each in flight at core i. */
@@ -57,7 +57,7 @@ flow(uint32_t src_ip, uint32_t dst_ip, uint16_t sport, uint16_t dport)
 static int
 pick(void)
 {
-	struct tlb_request_info req = { 0 };
+	struct tlb_request_info req = {0};
 
 	return tlb_policy_pick(&pol, &lv, &req);
 }
@@ -67,8 +67,8 @@ pick(void)
 static void
 test_table(void **state)
 {
-	const char *names[] = { "rss", "rr", "random", "pod", "jsq", "jlq",
-				"jbsq" };
+	const char *names[] = {"rss", "rr",  "random", "pod",
+			       "jsq", "jlq", "jbsq"};
 	unsigned int n = 0;
 
 	(void)state;
@@ -99,32 +99,37 @@ test_parse_spec(void **state)
 
 	(void)state;
 	tlb_policy_params_default(&pp);
-	assert_int_equal(tlb_policy_parse_spec("jbsq:4", name, &pp, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_policy_parse_spec("jbsq:4", name, &pp, err, sizeof(err)),
+		0);
 	assert_string_equal(name, "jbsq");
 	assert_int_equal(pp.k, 4);
-	assert_int_equal(tlb_policy_parse_spec("pod:3", name, &pp, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_policy_parse_spec("pod:3", name, &pp, err, sizeof(err)), 0);
 	assert_int_equal(pp.d, 3);
 	assert_int_equal(pp.k, 4);
-	assert_int_equal(tlb_policy_parse_spec("jsq", name, &pp, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_policy_parse_spec("jsq", name, &pp, err, sizeof(err)), 0);
 	assert_string_equal(name, "jsq");
 
-	assert_int_equal(tlb_policy_parse_spec("jsq:2", name, &pp, err,
-					       sizeof(err)), -1);
+	assert_int_equal(
+		tlb_policy_parse_spec("jsq:2", name, &pp, err, sizeof(err)),
+		-1);
 	assert_non_null(strstr(err, "takes no parameter"));
-	assert_int_equal(tlb_policy_parse_spec("nope", name, &pp, err,
-					       sizeof(err)), -1);
+	assert_int_equal(
+		tlb_policy_parse_spec("nope", name, &pp, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown policy"));
-	assert_int_equal(tlb_policy_parse_spec("pod:x", name, &pp, err,
-					       sizeof(err)), -1);
-	assert_int_equal(tlb_policy_parse_spec("pod:-1", name, &pp, err,
-					       sizeof(err)), -1);
-	assert_int_equal(tlb_policy_parse_spec("jbsq:", name, &pp, err,
-					       sizeof(err)), -1);
-	assert_int_equal(tlb_policy_parse_spec("", name, &pp, err,
-					       sizeof(err)), -1);
+	assert_int_equal(
+		tlb_policy_parse_spec("pod:x", name, &pp, err, sizeof(err)),
+		-1);
+	assert_int_equal(
+		tlb_policy_parse_spec("pod:-1", name, &pp, err, sizeof(err)),
+		-1);
+	assert_int_equal(
+		tlb_policy_parse_spec("jbsq:", name, &pp, err, sizeof(err)),
+		-1);
+	assert_int_equal(tlb_policy_parse_spec("", name, &pp, err, sizeof(err)),
+			 -1);
 }
 
 /* Each parameter is one descriptor: every one a policy reads is listed by
@@ -212,14 +217,13 @@ test_only_pick(struct tlb_policy *p, const struct tlb_load_view *v,
 static void
 test_param_table_generic(void **state)
 {
-	static const struct tlb_policy_param width = TLB_POLICY_PARAM_UINT(
-		"k", k, 3, 9, 3, "a made-up parameter");
-	static const struct tlb_policy_param *const params[] = { &width,
-								  NULL };
-	const struct tlb_policy_ops ops = { .name = "made_up",
-					    .params = params,
-					    .spec_param = &width,
-					    .pick = test_only_pick };
+	static const struct tlb_policy_param width =
+		TLB_POLICY_PARAM_UINT("k", k, 3, 9, 3, "a made-up parameter");
+	static const struct tlb_policy_param *const params[] = {&width, NULL};
+	const struct tlb_policy_ops ops = {.name = "made_up",
+					   .params = params,
+					   .spec_param = &width,
+					   .pick = test_only_pick};
 	struct tlb_policy_params pp;
 
 	(void)state;
@@ -238,14 +242,16 @@ test_param_table_generic(void **state)
 	assert_int_equal(tlb_policy_check_params(&ops, &pp, err, sizeof(err)),
 			 0);
 	/* a value past the field's width is refused by the spec parser */
-	assert_int_equal(tlb_policy_parse_spec("jbsq:4294967296", err, &pp,
-					       err + TLB_POLICY_NAME_MAX,
-					       sizeof(err) - TLB_POLICY_NAME_MAX),
-			 -1);
-	assert_int_equal(tlb_policy_parse_spec("jbsq:4294967295", err, &pp,
-					       err + TLB_POLICY_NAME_MAX,
-					       sizeof(err) - TLB_POLICY_NAME_MAX),
-			 0);
+	assert_int_equal(
+		tlb_policy_parse_spec("jbsq:4294967296", err, &pp,
+				      err + TLB_POLICY_NAME_MAX,
+				      sizeof(err) - TLB_POLICY_NAME_MAX),
+		-1);
+	assert_int_equal(
+		tlb_policy_parse_spec("jbsq:4294967295", err, &pp,
+				      err + TLB_POLICY_NAME_MAX,
+				      sizeof(err) - TLB_POLICY_NAME_MAX),
+		0);
 	assert_int_equal(pp.k, UINT32_MAX);
 }
 
@@ -256,20 +262,21 @@ test_init_errors(void **state)
 
 	(void)state;
 	tlb_policy_params_default(&pp);
-	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 0, err,
-					 sizeof(err)), -1);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 0, err, sizeof(err)),
+			 -1);
 	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, TLB_MAX_CORES + 1,
-					 err, sizeof(err)), -1);
-	assert_int_equal(tlb_policy_init(&pol, "bogus", &pp, 4, err,
-					 sizeof(err)), -1);
+					 err, sizeof(err)),
+			 -1);
+	assert_int_equal(
+		tlb_policy_init(&pol, "bogus", &pp, 4, err, sizeof(err)), -1);
 	pp.d = 1;
-	assert_int_equal(tlb_policy_init(&pol, "pod", &pp, 4, err,
-					 sizeof(err)), -1);
+	assert_int_equal(tlb_policy_init(&pol, "pod", &pp, 4, err, sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "d=1"));
 	pp.d = 2;
 	pp.k = 0;
-	assert_int_equal(tlb_policy_init(&pol, "jbsq", &pp, 4, err,
-					 sizeof(err)), -1);
+	assert_int_equal(
+		tlb_policy_init(&pol, "jbsq", &pp, 4, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "k=0"));
 }
 
@@ -283,11 +290,11 @@ test_policy_bound(void **state)
 	(void)state;
 	tlb_policy_params_default(&pp);
 	pp.k = 3;
-	assert_int_equal(tlb_policy_init(&pol, "jbsq", &pp, 4, err,
-					 sizeof(err)), 0);
+	assert_int_equal(
+		tlb_policy_init(&pol, "jbsq", &pp, 4, err, sizeof(err)), 0);
 	assert_int_equal(pol.bound, 3);
-	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 4, err,
-					 sizeof(err)), 0);
+	assert_int_equal(tlb_policy_init(&pol, "jsq", &pp, 4, err, sizeof(err)),
+			 0);
 	assert_int_equal(pol.bound, 0);
 }
 
@@ -301,18 +308,18 @@ test_toeplitz_vectors(void **state)
 		uint16_t sport, dport;
 		uint32_t h_ports, h_addrs;
 	} v[] = {
-		{ IP(66, 9, 149, 187), IP(161, 142, 100, 80), 2794, 1766,
-		  0x51ccc178, 0x323e8fc2 },
-		{ IP(199, 92, 111, 2), IP(65, 69, 140, 83), 14230, 4739,
-		  0xc626b0ea, 0xd718262a },
-		{ IP(24, 19, 198, 95), IP(12, 22, 207, 184), 12898, 38024,
-		  0x5c2b394a, 0xd2d0a5de },
+		{IP(66, 9, 149, 187), IP(161, 142, 100, 80), 2794, 1766,
+		 0x51ccc178, 0x323e8fc2},
+		{IP(199, 92, 111, 2), IP(65, 69, 140, 83), 14230, 4739,
+		 0xc626b0ea, 0xd718262a},
+		{IP(24, 19, 198, 95), IP(12, 22, 207, 184), 12898, 38024,
+		 0x5c2b394a, 0xd2d0a5de},
 	};
 
 	(void)state;
 	for (unsigned int i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-		struct tlb_flow_key k = flow(v[i].src, v[i].dst, v[i].sport,
-					     v[i].dport);
+		struct tlb_flow_key k =
+			flow(v[i].src, v[i].dst, v[i].sport, v[i].dport);
 
 		assert_int_equal(tlb_rss_hash_flow(tlb_rss_default_key, &k),
 				 v[i].h_ports);
@@ -328,14 +335,14 @@ test_toeplitz_vectors(void **state)
 static void
 test_rss_flow_sticks(void **state)
 {
-	unsigned int per_core[4] = { 0 };
+	unsigned int per_core[4] = {0};
 
 	(void)state;
 	make("rss", 4, NULL);
 	for (uint16_t port = 1000; port < 3000; port++) {
-		struct tlb_flow_key k = flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2),
-					     port, 9000);
-		struct tlb_request_info req = { .key = &k };
+		struct tlb_flow_key k =
+			flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2), port, 9000);
+		struct tlb_request_info req = {.key = &k};
 		int first = tlb_policy_pick(&pol, &lv, &req);
 
 		assert_in_range(first, 0, 3);
@@ -360,9 +367,9 @@ test_rss_ineligible_core(void **state)
 	(void)state;
 	make("rss", 4, NULL);
 	for (uint16_t port = 1000; port < 1200; port++) {
-		struct tlb_flow_key k = flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2),
-					     port, 9000);
-		struct tlb_request_info req = { .key = &k };
+		struct tlb_flow_key k =
+			flow(IP(10, 0, 0, 1), IP(10, 0, 0, 2), port, 9000);
+		struct tlb_request_info req = {.key = &k};
 		int home;
 
 		tlb_lv_set_online(&lv, 2, true);
@@ -397,7 +404,7 @@ test_rr(void **state)
 static void
 test_random(void **state)
 {
-	unsigned int hits[8] = { 0 };
+	unsigned int hits[8] = {0};
 	const unsigned int n = 80000;
 
 	(void)state;
@@ -502,7 +509,7 @@ test_jsq(void **state)
 static void
 test_jsq_ties_fair(void **state)
 {
-	unsigned int hits[4] = { 0 };
+	unsigned int hits[4] = {0};
 
 	(void)state;
 	make("jsq", 4, NULL);
@@ -563,9 +570,9 @@ test_jlq_work_aware(void **state)
 static void
 test_work_estimate(void **state)
 {
-	struct tlb_request_info hinted = { .svc_hint_ns = 700, .svc_class = 1 };
-	struct tlb_request_info plain = { .svc_class = 3 };
-	struct tlb_request_info other = { .svc_class = 4 };
+	struct tlb_request_info hinted = {.svc_hint_ns = 700, .svc_class = 1};
+	struct tlb_request_info plain = {.svc_class = 3};
+	struct tlb_request_info other = {.svc_class = 4};
 
 	(void)state;
 	make("jlq", 2, NULL);
@@ -649,8 +656,8 @@ ref_pick(const char *name, uint32_t n, uint32_t start, uint64_t k)
 
 		if (!tlb_lv_eligible(&lv, i))
 			continue;
-		v = work ? tlb_lv_outstanding_work(&lv, i) :
-			   tlb_lv_outstanding(&lv, i);
+		v = work ? tlb_lv_outstanding_work(&lv, i)
+			 : tlb_lv_outstanding(&lv, i);
 		/* loads from 2^32 - 2 up tie (TLB_KEY_MAX) */
 		if (v > TLB_KEY_MAX)
 			v = TLB_KEY_MAX;
@@ -739,7 +746,8 @@ check_charged(int got, uint32_t work_ns, uint64_t gen)
 {
 	if (got < 0) {
 		assert_true(lv.key_gen == gen);
-		assert_memory_equal(lv.core, lines_before, sizeof(lines_before));
+		assert_memory_equal(lv.core, lines_before,
+				    sizeof(lines_before));
 		return;
 	}
 
@@ -750,9 +758,11 @@ check_charged(int got, uint32_t work_ns, uint64_t gen)
 	assert_true(lv.key_gen == gen + 1);
 	assert_true(c->sent == lines_before[i].sent + 1);
 	assert_true(c->sent_work_ns == lines_before[i].sent_work_ns + work_ns);
-	assert_int_equal(lv.key_req[i], tlb_lv_key(c->sent - c->completed, mask));
-	assert_int_equal(lv.key_work[i],
-			 tlb_lv_key(c->sent_work_ns - c->completed_work_ns, mask));
+	assert_int_equal(lv.key_req[i],
+			 tlb_lv_key(c->sent - c->completed, mask));
+	assert_int_equal(
+		lv.key_work[i],
+		tlb_lv_key(c->sent_work_ns - c->completed_work_ns, mask));
 }
 
 /* Every pick of jsq and jbsq must be the plain scan's, and every pick of
@@ -767,10 +777,10 @@ check_charged(int got, uint32_t work_ns, uint64_t gen)
 static void
 test_argmin_matches_scan(void **state)
 {
-	static const char *const names[] = { "jsq", "jlq", "jbsq" };
-	static const uint32_t sizes[] = { 1, 2, 3, 5, 15, 16, 17, 32, 33, 63,
-					       64, 65, 100, 128, 129, 200,
-					       TLB_MAX_CORES };
+	static const char *const names[] = {"jsq", "jlq", "jbsq"};
+	static const uint32_t sizes[] = {1,   2,   3,   5,   15,           16,
+					 17,  32,  33,  63,  64,           65,
+					 100, 128, 129, 200, TLB_MAX_CORES};
 	struct tlb_policy_params pp;
 
 	(void)state;
@@ -781,33 +791,41 @@ test_argmin_matches_scan(void **state)
 			uint32_t n = sizes[b];
 
 			bool ordered = strcmp(names[a], "jlq") == 0;
-			struct jlq_model m = { .fresh = true };
-			struct tlb_request_info req0 = { 0 };
+			struct jlq_model m = {.fresh = true};
+			struct tlb_request_info req0 = {0};
 
 			make(names[a], n, &pp);
 			for (unsigned int step = 0; step < 4000; step++) {
-				if (step == 2000 && tlb_jlq_order(&pol)->leaves != 0)
-					tlb_jlq_order(&pol)->stamp = TLB_ORDER_STAMP_END - 3;
-				unsigned int writes = rnd(4) == 0 ?
-					1 + rnd(20) : rnd(2);
+				if (step == 2000 &&
+				    tlb_jlq_order(&pol)->leaves != 0)
+					tlb_jlq_order(&pol)->stamp =
+						TLB_ORDER_STAMP_END - 3;
+				unsigned int writes =
+					rnd(4) == 0 ? 1 + rnd(20) : rnd(2);
 
 				for (unsigned int w = 0; w < writes; w++) {
 					uint32_t i = rnd(n);
 
 					switch (rnd(11)) {
-					case 0: case 1: case 2:
-						tlb_lv_on_dispatch(&lv, i,
-								   1 + rnd(5000));
+					case 0:
+					case 1:
+					case 2:
+						tlb_lv_on_dispatch(
+							&lv, i, 1 + rnd(5000));
 						break;
-					case 3: case 4:
-						tlb_lv_on_complete(&lv, i, 1 + rnd(2),
+					case 3:
+					case 4:
+						tlb_lv_on_complete(&lv, i,
+								   1 + rnd(2),
 								   rnd(6000));
 						break;
 					case 5:
-						tlb_lv_set_online(&lv, i, rnd(4) != 0);
+						tlb_lv_set_online(&lv, i,
+								  rnd(4) != 0);
 						break;
 					case 6:
-						tlb_lv_on_unsent(&lv, i, 1, rnd(3000));
+						tlb_lv_on_unsent(&lv, i, 1,
+								 rnd(3000));
 						break;
 					case 8:
 						/* a jump up, in one write */
@@ -826,8 +844,10 @@ test_argmin_matches_scan(void **state)
 						/* seconds of work: past the
 						 * 32-bit key (rarely) */
 						if (rnd(8) == 0)
-							lv.core[i].sent_work_ns +=
-								(uint64_t)rnd(3) << 32;
+							lv.core[i]
+								.sent_work_ns +=
+								(uint64_t)rnd(3)
+								<< 32;
 						tlb_lv_refresh(&lv, i);
 						break;
 					default:
@@ -846,8 +866,13 @@ test_argmin_matches_scan(void **state)
 					/* the same least load as the scan's */
 					assert_int_equal(want < 0, scan < 0);
 					if (want >= 0)
-						assert_true(model_key((uint32_t)want, n) ==
-							    model_key((uint32_t)scan, n));
+						assert_true(
+							model_key(
+								(uint32_t)want,
+								n) ==
+							model_key(
+								(uint32_t)scan,
+								n));
 				}
 				/* pick() alone, pick() and a charge by hand,
 				 * or (half the time) the dispatch */
@@ -859,15 +884,18 @@ test_argmin_matches_scan(void **state)
 					got = pick();
 				} else {
 					save_lines();
-					got = tlb_policy_dispatch(&pol, &lv, &req0,
-								  work);
+					got = tlb_policy_dispatch(&pol, &lv,
+								  &req0, work);
 				}
 				if (got != want)
-					fail_msg("%s, %u cores, step %u: picked %d, the %s says %d",
+					fail_msg("%s, %u cores, step %u: "
+						 "picked %d, the %s says %d",
 						 names[a], n, step, got,
-						 ordered ? "model" : "scan", want);
+						 ordered ? "model" : "scan",
+						 want);
 				if (how == 1 && got >= 0)
-					tlb_lv_on_dispatch(&lv, (uint32_t)got, work);
+					tlb_lv_on_dispatch(&lv, (uint32_t)got,
+							   work);
 				if (how >= 2)
 					check_charged(got, work, gen);
 			}
@@ -900,8 +928,8 @@ test_jlq_saturated_keys_tie(void **state)
 static void
 test_jlq_saturated_pick_then_write(void **state)
 {
-	static const uint32_t sizes[] = { 2, 20 };
-	struct tlb_request_info req = { 0 };
+	static const uint32_t sizes[] = {2, 20};
+	struct tlb_request_info req = {0};
 
 	(void)state;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -913,9 +941,11 @@ test_jlq_saturated_pick_then_write(void **state)
 			load(0, 1, UINT32_MAX);
 			assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
 			/* the only one */
-			assert_int_equal(charged ?
-				tlb_policy_dispatch(&pol, &lv, &req, 1000) :
-				pick(), 0);
+			assert_int_equal(
+				charged ? tlb_policy_dispatch(&pol, &lv, &req,
+							      1000)
+					: pick(),
+				0);
 			assert_int_equal(lv.key_work[0], TLB_KEY_MAX);
 			tlb_lv_set_online(&lv, 1, true);
 			assert_int_equal(pick(), 1);
@@ -942,22 +972,25 @@ test_dispatch_is_pick_and_charge(void **state)
 			lv2 = lv;
 			pol2 = pol;
 			for (unsigned int step = 0; step < 600; step++) {
-				struct tlb_flow_key k = flow(IP(10, 0, 0, step % 7),
-							     IP(10, 0, 1, 1),
-							     (uint16_t)(1000 + step % 13),
-							     9000);
+				struct tlb_flow_key k = flow(
+					IP(10, 0, 0, step % 7), IP(10, 0, 1, 1),
+					(uint16_t)(1000 + step % 13), 9000);
 				struct tlb_request_info req = {
 					.key = &k,
-					.svc_hint_ns = step % 3 ? 0 : 100 + 7 * step,
+					.svc_hint_ns =
+						step % 3 ? 0 : 100 + 7 * step,
 					.svc_class = (uint16_t)(step % 2),
 				};
-				uint32_t work = tlb_policy_work_estimate(&pol, &req);
-				int a = tlb_policy_dispatch(&pol, &lv, &req, work);
+				uint32_t work =
+					tlb_policy_work_estimate(&pol, &req);
+				int a = tlb_policy_dispatch(&pol, &lv, &req,
+							    work);
 				int b = tlb_policy_pick(&pol2, &lv2, &req);
 
 				assert_int_equal(a, b);
 				if (b >= 0)
-					tlb_lv_on_dispatch(&lv2, (uint32_t)b, work);
+					tlb_lv_on_dispatch(&lv2, (uint32_t)b,
+							   work);
 				if (step % 5 == 4) {
 					uint32_t i = step % n;
 
@@ -966,14 +999,18 @@ test_dispatch_is_pick_and_charge(void **state)
 				}
 				if (step % 97 == 50) {
 					tlb_lv_set_online(&lv, step % n, false);
-					tlb_lv_set_online(&lv2, step % n, false);
+					tlb_lv_set_online(&lv2, step % n,
+							  false);
 				}
 				if (step % 97 == 90) {
-					tlb_lv_set_online(&lv, (step - 40) % n, true);
-					tlb_lv_set_online(&lv2, (step - 40) % n, true);
+					tlb_lv_set_online(&lv, (step - 40) % n,
+							  true);
+					tlb_lv_set_online(&lv2, (step - 40) % n,
+							  true);
 				}
 				if (memcmp(&lv, &lv2, sizeof(lv)) != 0)
-					fail_msg("%s, %u cores, step %u: the views differ",
+					fail_msg("%s, %u cores, step %u: the "
+						 "views differ",
 						 name, n, step);
 			}
 		}
@@ -987,8 +1024,8 @@ test_dispatch_is_pick_and_charge(void **state)
 static void
 test_jlq_order_round(void **state)
 {
-	static const uint32_t sizes[] = { TLB_ORDER_CORES, 40 };
-	struct tlb_request_info req = { 0 };
+	static const uint32_t sizes[] = {TLB_ORDER_CORES, 40};
+	struct tlb_request_info req = {0};
 
 	(void)state;
 	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
@@ -998,11 +1035,13 @@ test_jlq_order_round(void **state)
 		make("jlq", n, NULL);
 		pol.cursor = 5;
 		for (unsigned int step = 0; step < 10 * n; step++) {
-			int got = tlb_policy_dispatch(&pol, &lv, &req,
-						      tlb_policy_work_estimate(&pol, &req));
+			int got = tlb_policy_dispatch(
+				&pol, &lv, &req,
+				tlb_policy_work_estimate(&pol, &req));
 
 			assert_int_equal(got, (int)((5 + step) % n));
-			assert_true((tlb_jlq_order(&pol)->leaves != 0) == tree &&
+			assert_true((tlb_jlq_order(&pol)->leaves != 0) ==
+					    tree &&
 				    tlb_jlq_order(&pol)->gen == lv.key_gen);
 		}
 		/* a view written elsewhere: made again, the idler core
@@ -1031,7 +1070,7 @@ static void
 test_jlq_two_views(void **state)
 {
 	static struct tlb_load_view big;
-	struct tlb_request_info req = { 0 };
+	struct tlb_request_info req = {0};
 
 	(void)state;
 	make("jlq", 4, NULL);
@@ -1053,9 +1092,11 @@ test_fewer_cores_than_view(void **state)
 {
 	(void)state;
 	make("jsq", 20, NULL);
-	assert_int_equal(tlb_policy_init(&pol, "jsq", &(struct tlb_policy_params){
-						 .d = 2, .k = 2, .seed = 1 },
-					 4, err, sizeof(err)), 0);
+	assert_int_equal(tlb_policy_init(&pol, "jsq",
+					 &(struct tlb_policy_params){
+						 .d = 2, .k = 2, .seed = 1},
+					 4, err, sizeof(err)),
+			 0);
 	for (uint32_t i = 0; i < 4; i++)
 		load(i, 2, 1);
 	/* cores 4.. are idle, but not this policy's */

@@ -18,24 +18,24 @@
 #include "turbolb/proto_fast.h"
 
 #define FRAME_MAX 2048
-#define SRV_PORT 7000
-#define CLI_PORT 40000
+#define SRV_PORT  7000
+#define CLI_PORT  40000
 
 /* Which error codes some test has produced; checked last. */
 static bool seen_err[TLB_PARSE_ERR_MAX];
 
-static const uint8_t cli_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
-static const uint8_t srv_mac[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
-static const uint8_t cli_v4[4] = { 10, 0, 0, 1 };
-static const uint8_t srv_v4[4] = { 10, 0, 0, 2 };
-static const uint8_t cli_v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x01 };
-static const uint8_t srv_v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 0x02 };
+static const uint8_t cli_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x01};
+static const uint8_t srv_mac[6] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x02};
+static const uint8_t cli_v4[4] = {10, 0, 0, 1};
+static const uint8_t srv_v4[4] = {10, 0, 0, 2};
+static const uint8_t cli_v6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x01};
+static const uint8_t srv_v6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0x02};
 
 static struct tlb_parse_opts
 std_opts(void)
 {
 	struct tlb_parse_opts o = {
-		.udp_ports = { 9000, 7001, SRV_PORT },
+		.udp_ports = {9000, 7001, SRV_PORT},
 		.n_udp_ports = 3,
 	};
 
@@ -66,7 +66,7 @@ std_hdr(void)
 static struct tlb_frame_addrs
 std_addrs(int v, bool vlan)
 {
-	struct tlb_frame_addrs a = { .has_vlan = vlan, .vlan_tci = 0x2064 };
+	struct tlb_frame_addrs a = {.has_vlan = vlan, .vlan_tci = 0x2064};
 
 	memcpy(a.src_mac, cli_mac, 6);
 	memcpy(a.dst_mac, srv_mac, 6);
@@ -218,8 +218,8 @@ check_ip_udp_csums(const uint8_t *f, const struct tlb_parsed *p)
  * multiples of 8) right after the fixed header of an IPv6 frame, chaining
  * next-header fields and fixing the payload length. Returns new length. */
 static size_t
-insert_v6_ext(uint8_t *f, size_t len, const uint8_t *types,
-	      const size_t *lens, unsigned int n)
+insert_v6_ext(uint8_t *f, size_t len, const uint8_t *types, const size_t *lens,
+	      unsigned int n)
 {
 	size_t l3 = l3_of(f), at = l3 + 40, total = 0, pos;
 	uint8_t upper = f[l3 + 6];
@@ -246,7 +246,7 @@ static size_t
 insert_v4_opts(uint8_t *f, size_t len)
 {
 	size_t l3 = l3_of(f), at = l3 + 20;
-	static const uint8_t opt[4] = { 1, 1, 1, 0 };
+	static const uint8_t opt[4] = {1, 1, 1, 0};
 
 	memmove(f + at + 4, f + at, len - at);
 	memcpy(f + at, opt, 4);
@@ -261,10 +261,23 @@ static void
 test_err_str(void **state)
 {
 	static const char *const want[TLB_PARSE_ERR_MAX] = {
-		"ok", "trunc_eth", "trunc_vlan", "trunc_ip", "bad_ip_version",
-		"bad_ihl", "bad_ip_len", "ip_fragment", "bad_ip_ext",
-		"trunc_udp", "bad_udp_len", "trunc_rpc", "bad_magic",
-		"bad_version", "bad_type", "bad_payload_len", "bad_pkt_count",
+		"ok",
+		"trunc_eth",
+		"trunc_vlan",
+		"trunc_ip",
+		"bad_ip_version",
+		"bad_ihl",
+		"bad_ip_len",
+		"ip_fragment",
+		"bad_ip_ext",
+		"trunc_udp",
+		"bad_udp_len",
+		"trunc_rpc",
+		"bad_magic",
+		"bad_version",
+		"bad_type",
+		"bad_payload_len",
+		"bad_pkt_count",
 		"bad_pkt_index",
 	};
 
@@ -282,7 +295,7 @@ test_err_str(void **state)
 	assert_string_equal(tlb_parse_err_str(TLB_PARSE_ERR_MAX), "unknown");
 	assert_string_equal(tlb_parse_err_str((enum tlb_parse_err)1000),
 			    "unknown");
-	assert_string_equal(tlb_parse_err_str((enum tlb_parse_err)-1),
+	assert_string_equal(tlb_parse_err_str((enum tlb_parse_err) - 1),
 			    "unknown");
 }
 
@@ -290,20 +303,28 @@ static void
 test_hdr_wire_layout(void **state)
 {
 	struct tlb_rpc_hdr h = {
-		.magic = 0x5442, .version = 0x01, .type = 0x02,
-		.flags = 0x0304, .svc_class = 0x0506,
-		.req_id = 0x0708090a0b0c0d0eull, .pkt_idx = 0x0f10,
-		.pkt_cnt = 0x1112, .payload_len = 0x1314, .status = 0x1516,
-		.svc_hint_ns = 0x1718191a, .work_ns = 0x1b1c1d1e,
-		.client_ts = 0x1f20212223242526ull, .server_core = 0x2728,
-		.reserved = 0x292a, .service_ns = 0x2b2c2d2e,
+		.magic = 0x5442,
+		.version = 0x01,
+		.type = 0x02,
+		.flags = 0x0304,
+		.svc_class = 0x0506,
+		.req_id = 0x0708090a0b0c0d0eull,
+		.pkt_idx = 0x0f10,
+		.pkt_cnt = 0x1112,
+		.payload_len = 0x1314,
+		.status = 0x1516,
+		.svc_hint_ns = 0x1718191a,
+		.work_ns = 0x1b1c1d1e,
+		.client_ts = 0x1f20212223242526ull,
+		.server_core = 0x2728,
+		.reserved = 0x292a,
+		.service_ns = 0x2b2c2d2e,
 	};
 	static const uint8_t want[TLB_RPC_HDR_LEN] = {
-		0x54, 0x42, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06,
-		0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e,
-		0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16,
-		0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e,
-		0x1f, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26,
+		0x54, 0x42, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+		0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12,
+		0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1b, 0x1c,
+		0x1d, 0x1e, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26,
 		0x27, 0x28, 0x29, 0x2a, 0x2b, 0x2c, 0x2d, 0x2e,
 	};
 	uint8_t wire[TLB_RPC_HDR_LEN + 2];
@@ -410,8 +431,8 @@ test_build_known_checksums(void **state)
 {
 	struct tlb_frame_addrs a = std_addrs(4, false);
 	struct tlb_rpc_hdr h = std_hdr();
-	static const uint8_t s4[4] = { 192, 168, 0, 1 };
-	static const uint8_t d4[4] = { 192, 168, 0, 199 };
+	static const uint8_t s4[4] = {192, 168, 0, 1};
+	static const uint8_t d4[4] = {192, 168, 0, 199};
 	static const uint8_t ip_want[20] = {
 		0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11,
 		0xb8, 0x61, 0xc0, 0xa8, 0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
@@ -442,7 +463,7 @@ static void
 test_build_zero_checksum(void **state)
 {
 	struct tlb_rpc_hdr h = std_hdr();
-	uint8_t f[FRAME_MAX], payload[2] = { 0, 0 };
+	uint8_t f[FRAME_MAX], payload[2] = {0, 0};
 	struct tlb_parse_opts o = std_opts();
 	struct tlb_parsed p;
 
@@ -544,8 +565,8 @@ test_build_payload_in_place(void **state)
 	/* Staged a little off its final place: the copy may overlap. */
 	for (unsigned int i = 0; i < 64; i++)
 		f[off + 3 + i] = (uint8_t)(0x40 + i);
-	assert_int_equal(tlb_build_frame(f, sizeof(f), &a, &h, f + off + 3,
-					 64), off + 64);
+	assert_int_equal(tlb_build_frame(f, sizeof(f), &a, &h, f + off + 3, 64),
+			 off + 64);
 	for (unsigned int i = 0; i < 64; i++)
 		assert_int_equal(f[off + i], 0x40 + i);
 }
@@ -680,10 +701,10 @@ test_err_ip_fragment_v4(void **state)
 static void
 test_err_ip_fragment_v6(void **state)
 {
-	static const uint8_t frag[1] = { 44 };
-	static const size_t frag_len[1] = { 8 };
-	static const uint8_t dfrag[2] = { 60, 44 };
-	static const size_t dfrag_len[2] = { 8, 8 };
+	static const uint8_t frag[1] = {44};
+	static const size_t frag_len[1] = {8};
+	static const uint8_t dfrag[2] = {60, 44};
+	static const size_t dfrag_len[2] = {8, 8};
 	uint8_t f[FRAME_MAX];
 	size_t n;
 
@@ -721,13 +742,13 @@ test_err_ip_fragment_v6(void **state)
 static void
 test_err_bad_ip_ext(void **state)
 {
-	static const uint8_t nine[9] = { 60, 60, 60, 60, 60, 60, 60, 60, 60 };
-	static const size_t nine_len[9] = { 8, 8, 8, 8, 8, 8, 8, 8, 8 };
-	static const uint8_t hbh2[2] = { 60, 0 };
-	static const size_t two_len[2] = { 8, 8 };
-	static const uint8_t frag2[2] = { 44, 44 };
-	static const uint8_t one[1] = { 60 };
-	static const size_t one_len[1] = { 16 };
+	static const uint8_t nine[9] = {60, 60, 60, 60, 60, 60, 60, 60, 60};
+	static const size_t nine_len[9] = {8, 8, 8, 8, 8, 8, 8, 8, 8};
+	static const uint8_t hbh2[2] = {60, 0};
+	static const size_t two_len[2] = {8, 8};
+	static const uint8_t frag2[2] = {44, 44};
+	static const uint8_t one[1] = {60};
+	static const size_t one_len[1] = {16};
 	uint8_t f[FRAME_MAX];
 	size_t n;
 
@@ -938,8 +959,8 @@ test_err_bad_pkt_index(void **state)
 static size_t
 sample_frame(uint8_t *f, unsigned int which)
 {
-	static const uint8_t ext[3] = { 0, 43, 60 };
-	static const size_t ext_len[3] = { 8, 24, 16 };
+	static const uint8_t ext[3] = {0, 43, 60};
+	static const size_t ext_len[3] = {8, 24, 16};
 	size_t n;
 
 	switch (which % 6) {
@@ -1033,9 +1054,9 @@ test_mutation_no_overread(void **state)
 static void
 test_pass_arp(void **state)
 {
-	uint8_t f[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-			  0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
-			  0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01 };
+	uint8_t f[60] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0,
+			 0,    0,    0,    1,    0x08, 0x06, 0x00, 0x01,
+			 0x08, 0x00, 6,    4,    0x00, 0x01};
 	struct tlb_parse_opts o = std_opts();
 	struct tlb_parsed p;
 
@@ -1111,7 +1132,7 @@ test_pass_other_udp(void **state)
 	/* No ports configured, or no opts at all: nothing is ours. */
 	n = build_req(f, 4, false, 0);
 	{
-		struct tlb_parse_opts none = { .n_udp_ports = 0 };
+		struct tlb_parse_opts none = {.n_udp_ports = 0};
 
 		assert_int_equal(parse_exact(f, n, &none, &p), TLB_PARSE_OK);
 		assert_int_equal(p.cls, TLB_FRAME_PASS);
@@ -1125,12 +1146,12 @@ test_pass_icmpv6_nd(void **state)
 {
 	/* Neighbour solicitation for 2001:db8::2 from 2001:db8::1. */
 	uint8_t f[14 + 40 + 32] = {
-		0x33, 0x33, 0xff, 0x00, 0x00, 0x02,
-		0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x86, 0xdd,
-		0x60, 0, 0, 0, 0x00, 32, 58, 255,
+		0x33, 0x33, 0xff, 0x00, 0x00, 0x02, 0x02, 0x00,
+		0x00, 0x00, 0x00, 0x01, 0x86, 0xdd, 0x60, 0,
+		0,    0,    0x00, 32,   58,   255,
 	};
-	static const uint8_t sn[16] = { 0xff, 0x02, [11] = 0x01, [12] = 0xff,
-					[15] = 0x02 };
+	static const uint8_t sn[16] = {
+		0xff, 0x02, [11] = 0x01, [12] = 0xff, [15] = 0x02};
 	struct tlb_parse_opts o = std_opts();
 	struct tlb_parsed p;
 	uint8_t *icmp = f + 54;
@@ -1151,8 +1172,8 @@ test_pass_icmpv6_nd(void **state)
 	assert_memory_equal(p.key.src_addr, cli_v6, 16);
 	/* MLD report style: hop-by-hop (router alert) then ICMPv6. */
 	{
-		static const uint8_t hbh[1] = { 0 };
-		static const size_t hbh_len[1] = { 8 };
+		static const uint8_t hbh[1] = {0};
+		static const size_t hbh_len[1] = {8};
 		uint8_t g[FRAME_MAX];
 		size_t n;
 
@@ -1404,8 +1425,8 @@ mk_v6(uint8_t *f)
 static size_t
 mk_v6_vlan_ext(uint8_t *f)
 {
-	static const uint8_t ext[2] = { 0, 60 };
-	static const size_t ext_len[2] = { 8, 16 };
+	static const uint8_t ext[2] = {0, 60};
+	static const size_t ext_len[2] = {8, 16};
 
 	return insert_v6_ext(f, build_req(f, 6, true, 100), ext, ext_len, 2);
 }
@@ -1432,8 +1453,7 @@ test_make_response(void **state)
 	check_make_response(mk_v4_vlan_opts, 33, TLB_MSG_RESPONSE,
 			    TLB_RPC_ST_OK);
 	check_make_response(mk_v6, 1, TLB_MSG_RESPONSE, TLB_RPC_ST_NOT_FOUND);
-	check_make_response(mk_v6, 100, TLB_MSG_ERROR,
-			    TLB_RPC_ST_BAD_REQUEST);
+	check_make_response(mk_v6, 100, TLB_MSG_ERROR, TLB_RPC_ST_BAD_REQUEST);
 	check_make_response(mk_v6_vlan_ext, 64, TLB_MSG_RESPONSE,
 			    TLB_RPC_ST_OK);
 	/* The padding is payload room the server may use. */
@@ -1453,36 +1473,38 @@ test_make_response_errors(void **state)
 	memcpy(orig, f, n);
 	assert_int_equal(parse_exact(f, n, &o, &p), TLB_PARSE_OK);
 	/* Each refusal leaves the frame as it was. */
-	assert_int_equal(tlb_make_response(f, n, &p, TLB_MSG_RESPONSE, 0, 0,
-					   0, 51), 0);
-	assert_int_equal(tlb_make_response(f, n, &p, TLB_MSG_REQUEST, 0, 0,
-					   0, 0), 0);
-	assert_int_equal(tlb_make_response(f, n, &p, (enum tlb_msg_type)9, 0,
-					   0, 0, 0), 0);
-	assert_int_equal(tlb_make_response(f, n - 60, &p, TLB_MSG_RESPONSE,
-					   0, 0, 0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &p, TLB_MSG_RESPONSE, 0, 0, 0, 51), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &p, TLB_MSG_REQUEST, 0, 0, 0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &p, (enum tlb_msg_type)9, 0, 0, 0, 0),
+		0);
+	assert_int_equal(
+		tlb_make_response(f, n - 60, &p, TLB_MSG_RESPONSE, 0, 0, 0, 0),
+		0);
 	bad = p;
 	bad.cls = TLB_FRAME_RESPONSE;
-	assert_int_equal(tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0,
-					   0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0, 0, 0), 0);
 	bad = p;
 	bad.rpc_off++;
-	assert_int_equal(tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0,
-					   0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0, 0, 0), 0);
 	/* Offsets that disagree with the IHL in the frame. */
 	bad = p;
 	bad.l4_off += 4;
 	bad.rpc_off += 4;
 	bad.payload_off += 4;
-	assert_int_equal(tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0,
-					   0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0, 0, 0), 0);
 	bad = p;
 	bad.key.ip_version = 6;
-	assert_int_equal(tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0,
-					   0, 0), 0);
+	assert_int_equal(
+		tlb_make_response(f, n, &bad, TLB_MSG_RESPONSE, 0, 0, 0, 0), 0);
 	assert_memory_equal(f, orig, n);
-	assert_int_equal(tlb_make_response(f, n, &p, TLB_MSG_RESPONSE, 0, 0,
-					   0, 50), n);
+	assert_int_equal(
+		tlb_make_response(f, n, &p, TLB_MSG_RESPONSE, 0, 0, 0, 50), n);
 }
 
 static void
@@ -1503,8 +1525,8 @@ test_set_work_ns(void **state)
 			uint32_t v = (uint32_t)xorshift(&seed);
 
 			if (i < 4)
-				v = (uint32_t[]){ 0, 0xffffffffu, 0xffff,
-						  0xffff0000u }[i];
+				v = (uint32_t[]){0, 0xffffffffu, 0xffff,
+						 0xffff0000u}[i];
 			memcpy(orig, f, n);
 			tlb_rpc_set_work_ns(f, &p, v);
 			assert_int_equal(parse_exact(f, n, &o, &q),
@@ -1528,7 +1550,7 @@ test_set_work_ns(void **state)
 	{
 		struct tlb_frame_addrs a = std_addrs(4, false);
 		struct tlb_rpc_hdr h = std_hdr();
-		uint8_t pl[8] = { 0 };
+		uint8_t pl[8] = {0};
 		uint16_t c = 0;
 		size_t n = 0;
 
@@ -1536,7 +1558,8 @@ test_set_work_ns(void **state)
 		for (uint32_t x = 0; x < 65536; x++) {
 			pl[0] = (uint8_t)(x >> 8);
 			pl[1] = (uint8_t)x;
-			n = tlb_build_frame(f, FRAME_MAX, &a, &h, pl, sizeof(pl));
+			n = tlb_build_frame(f, FRAME_MAX, &a, &h, pl,
+					    sizeof(pl));
 			memcpy(&c, f + 40, sizeof(c));
 			if (c == 0xfffe)
 				break;
@@ -1578,13 +1601,13 @@ test_set_work_ns(void **state)
 static size_t
 fast_corpus_frame(uint8_t *f, uint64_t *seed)
 {
-	static const uint16_t ours[] = { SRV_PORT, 9000, 7001, 5353 };
-	static const uint16_t peers[] = { CLI_PORT, CLI_PORT, CLI_PORT, 9000 };
-	static const uint8_t types[] = { TLB_MSG_REQUEST, TLB_MSG_REQUEST,
-					 TLB_MSG_RESPONSE, TLB_MSG_ERROR };
+	static const uint16_t ours[] = {SRV_PORT, 9000, 7001, 5353};
+	static const uint16_t peers[] = {CLI_PORT, CLI_PORT, CLI_PORT, 9000};
+	static const uint8_t types[] = {TLB_MSG_REQUEST, TLB_MSG_REQUEST,
+					TLB_MSG_RESPONSE, TLB_MSG_ERROR};
 	struct tlb_frame_addrs a;
 	struct tlb_rpc_hdr h = std_hdr();
-	uint8_t payload[64] = { 0 };
+	uint8_t payload[64] = {0};
 	uint64_t r = xorshift(seed), r2 = xorshift(seed);
 	size_t n;
 
@@ -1621,19 +1644,19 @@ test_fast_parsers_agree(void **state)
 {
 	/* three ports, and the one port of the usual daemon */
 	const struct tlb_parse_opts opts[2] = {
-		std_opts(), { .udp_ports = { SRV_PORT }, .n_udp_ports = 1 }
-	};
+		std_opts(), {.udp_ports = {SRV_PORT}, .n_udp_ports = 1}};
 	uint64_t seed = 0x243f6a8885a308d3ull;
-	unsigned int req_ok[2] = { 0 }, resp_ok[2] = { 0 }, refused = 0;
+	unsigned int req_ok[2] = {0}, resp_ok[2] = {0}, refused = 0;
 	uint8_t f[FRAME_MAX];
 
 	(void)state;
 	for (unsigned int it = 0; it < 120000; it++) {
 		const struct tlb_parse_opts o = opts[it % 2];
 		size_t n = fast_corpus_frame(f, &seed);
-		unsigned int flips = xorshift(&seed) % 3 ? 0 : 1 + xorshift(&seed) % 3;
-		struct tlb_req_fast rq = { 0 };
-		struct tlb_resp_fast rs = { 0 };
+		unsigned int flips =
+			xorshift(&seed) % 3 ? 0 : 1 + xorshift(&seed) % 3;
+		struct tlb_req_fast rq = {0};
+		struct tlb_resp_fast rs = {0};
 		struct tlb_parsed p;
 		enum tlb_parse_err e;
 		bool fast_req, fast_resp, plain;
@@ -1652,8 +1675,8 @@ test_fast_parsers_agree(void **state)
 		free(copy);
 		e = parse_exact(f, n, &o, &p);
 		plain = e == TLB_PARSE_OK && !p.has_vlan &&
-			p.key.ip_version == 4 &&
-			p.l4_off == TLB_FAST_UDP_OFF && p.hdr.pkt_cnt == 1;
+			p.key.ip_version == 4 && p.l4_off == TLB_FAST_UDP_OFF &&
+			p.hdr.pkt_cnt == 1;
 		assert_int_equal(fast_req, plain && p.cls == TLB_FRAME_REQUEST);
 		assert_int_equal(fast_resp,
 				 plain && p.cls == TLB_FRAME_RESPONSE);
@@ -1662,8 +1685,9 @@ test_fast_parsers_agree(void **state)
 			assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
 			assert_int_equal(rq.svc_class, p.hdr.svc_class);
 			assert_int_equal(rq.svc_hint_ns,
-					 (p.hdr.flags & TLB_RPC_F_HINT) ?
-						 p.hdr.svc_hint_ns : 0);
+					 (p.hdr.flags & TLB_RPC_F_HINT)
+						 ? p.hdr.svc_hint_ns
+						 : 0);
 		} else if (fast_resp) {
 			resp_ok[it % 2]++;
 			assert_int_equal(p.rpc_off, TLB_FAST_RPC_OFF);
@@ -1676,8 +1700,9 @@ test_fast_parsers_agree(void **state)
 		}
 	}
 	/* every way was exercised, often */
-	print_message("accepted: requests %u + %u, responses %u + %u; refused %u\n",
-		      req_ok[0], req_ok[1], resp_ok[0], resp_ok[1], refused);
+	print_message(
+		"accepted: requests %u + %u, responses %u + %u; refused %u\n",
+		req_ok[0], req_ok[1], resp_ok[0], resp_ok[1], refused);
 	assert_true(req_ok[0] > 3000 && req_ok[1] > 1000);
 	assert_true(resp_ok[0] > 3000 && resp_ok[1] > 1000);
 	assert_true(refused > 10000);
@@ -1700,8 +1725,8 @@ test_stamp_fast_matches(void **state)
 		struct tlb_req_fast rq;
 
 		if (i < 4)
-			v = (uint32_t[]){ 0, 0xffffffffu, 0xffff,
-					  0xffff0000u }[i];
+			v = (uint32_t[]){0, 0xffffffffu, 0xffff,
+					 0xffff0000u}[i];
 		/* a random starting checksum, and now and then none */
 		put16(f + TLB_FAST_UDP_OFF + 6,
 		      i % 10 == 9 ? 0 : (uint16_t)xorshift(&seed));

@@ -32,7 +32,7 @@ struct rx {
 static void
 rx_bind(struct rx *r, const char *name)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	size_t len = strlen(name);
 	socklen_t alen;
 	int one = 1;
@@ -41,15 +41,17 @@ rx_bind(struct rx *r, const char *name)
 	memcpy(r->name, name, len + 1);
 	if (name[0] == '@') {
 		memcpy(sun.sun_path + 1, name + 1, len - 1);
-		alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len);
+		alen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) +
+				   len);
 	} else {
 		memcpy(sun.sun_path, name, len + 1);
 		alen = (socklen_t)sizeof(sun);
 	}
 	r->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	assert_true(r->fd >= 0);
-	assert_int_equal(setsockopt(r->fd, SOL_SOCKET, SO_PASSCRED, &one,
-				    sizeof(one)), 0);
+	assert_int_equal(
+		setsockopt(r->fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof(one)),
+		0);
 	assert_int_equal(bind(r->fd, (struct sockaddr *)&sun, alen), 0);
 	assert_int_equal(setenv("NOTIFY_SOCKET", name, 1), 0);
 }
@@ -98,9 +100,9 @@ rx_expect(struct rx *r, const char *want)
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(struct ucred))];
 	} ctl;
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
 	static char buf[65536];
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
 	struct msghdr mh = {
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
@@ -133,7 +135,7 @@ rx_expect(struct rx *r, const char *want)
 static void
 rx_expect_nothing(struct rx *r)
 {
-	struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = r->fd, .events = POLLIN};
 
 	assert_int_equal(poll(&pfd, 1, 0), 0);
 }
@@ -160,7 +162,8 @@ test_path_socket(void **state)
 	assert_int_equal(tlb_sd_notify("READY=1"), 0);
 	rx_expect(&r, "READY=1");
 	assert_int_equal(tlb_sd_notify("STATUS=running: policy jsq\n"
-				       "WATCHDOG=1"), 0);
+				       "WATCHDOG=1"),
+			 0);
 	rx_expect(&r, "STATUS=running: policy jsq\nWATCHDOG=1");
 	rx_expect_nothing(&r);
 	rx_close(&r);
@@ -190,7 +193,8 @@ test_notifyf(void **state)
 	(void)state;
 	rx_open_path(&r);
 	assert_int_equal(tlb_sd_notifyf("STATUS=policy %s, %u cores, %s",
-					"jbsq", 4u, "credits ring"), 0);
+					"jbsq", 4u, "credits ring"),
+			 0);
 	rx_expect(&r, "STATUS=policy jbsq, 4 cores, credits ring");
 	assert_int_equal(tlb_sd_notifyf("MAINPID=%ld", (long)getpid()), 0);
 	{
@@ -263,8 +267,17 @@ static void
 test_watchdog(void **state)
 {
 	static const char *const bad_usec[] = {
-		"", "0", "-5", "+5", " 5", "5 ", "5s", "0x10", "1.5",
-		"18446744073709551616", "99999999999999999999",
+		"",
+		"0",
+		"-5",
+		"+5",
+		" 5",
+		"5 ",
+		"5s",
+		"0x10",
+		"1.5",
+		"18446744073709551616",
+		"99999999999999999999",
 	};
 	char self[32], other[32];
 	uint64_t usec;

@@ -54,8 +54,9 @@ check_close(const char *what, double got, double want, double tol)
 {
 	double rel = (got - want) / want;
 
-	print_message("%-36s got %10.2f want %10.2f error %+6.2f%% (tol %.0f%%)\n",
-		      what, got, want, 100.0 * rel, 100.0 * tol);
+	print_message(
+		"%-36s got %10.2f want %10.2f error %+6.2f%% (tol %.0f%%)\n",
+		what, got, want, 100.0 * rel, 100.0 * tol);
 	if (!(fabs(rel) <= tol))
 		fail_msg("%s: %.3f vs %.3f (%.2f%% > %.0f%%)", what, got, want,
 			 100.0 * rel, 100.0 * tol);
@@ -110,7 +111,7 @@ static void
 test_trace_fifo(void **state)
 {
 	static struct tlb_hist h;
-	struct trace_case tc = { { 0, 0, 10 }, { 5, 5, 5 }, 3 };
+	struct trace_case tc = {{0, 0, 10}, {5, 5, 5}, 3};
 	struct tlb_sim_params p;
 	struct tlb_sim_result r;
 
@@ -129,7 +130,7 @@ static void
 test_trace_nic_delays_and_hold(void **state)
 {
 	static struct tlb_hist h;
-	struct trace_case tc = { { 0, 1 }, { 10, 10 }, 2 };
+	struct trace_case tc = {{0, 1}, {10, 10}, 2};
 	struct tlb_sim_params p;
 	struct tlb_sim_result r;
 
@@ -156,7 +157,7 @@ static void
 test_trace_rss_static_jsq_spreads(void **state)
 {
 	static struct tlb_hist h;
-	struct trace_case tc = { { 0, 0, 0, 0 }, { 10, 10, 10, 10 }, 4 };
+	struct trace_case tc = {{0, 0, 0, 0}, {10, 10, 10, 10}, 4};
 	struct tlb_sim_params p;
 	struct tlb_sim_result r;
 
@@ -180,7 +181,7 @@ static void
 test_trace_cfcfs_delivery(void **state)
 {
 	static struct tlb_hist h;
-	struct trace_case tc = { { 0, 0, 0 }, { 10, 10, 10 }, 3 };
+	struct trace_case tc = {{0, 0, 0}, {10, 10, 10}, 3};
 	struct tlb_sim_params p;
 	struct tlb_sim_result r;
 
@@ -223,8 +224,7 @@ check_erlang(unsigned int k, double rho, uint64_t requests)
 
 	setup(&p, "cfcfs", "exp:1us", k, rho, requests);
 	run(&p, &r);
-	snprintf(what, sizeof(what), "cfcfs M/M/%u rho=%.1f mean wait", k,
-		 rho);
+	snprintf(what, sizeof(what), "cfcfs M/M/%u rho=%.1f mean wait", k, rho);
 	check_close(what, r.mean_wait_ns, wq, 0.03);
 }
 
@@ -252,8 +252,8 @@ test_random_is_independent_mm1(void **state)
 	 * Poisson streams of lambda/k: each core is M/M/1 at rho. */
 	setup(&p, "random", "exp:1us", 4, 0.7, 500000);
 	run(&p, &r);
-	check_close("random k=4 rho=0.7 mean sojourn", r.mean_ns,
-		    1000.0 / 0.3, 0.03);
+	check_close("random k=4 rho=0.7 mean sojourn", r.mean_ns, 1000.0 / 0.3,
+		    0.03);
 }
 
 static void
@@ -284,8 +284,7 @@ test_ordering(void **state)
 	run(&p, &rnd);
 	assert_int_equal(tlb_sim_set_policy(&p, "jsq", err, sizeof(err)), 0);
 	run(&p, &jsq);
-	assert_int_equal(tlb_sim_set_policy(&p, "cfcfs", err, sizeof(err)),
-			 0);
+	assert_int_equal(tlb_sim_set_policy(&p, "cfcfs", err, sizeof(err)), 0);
 	run(&p, &cf);
 	print_message("16 cores rho=0.8 p99: random %llu jsq %llu; mean: "
 		      "jsq %.1f cfcfs %.1f\n",
@@ -298,8 +297,8 @@ test_ordering(void **state)
 static void
 test_determinism(void **state)
 {
-	const char *policies[] = { "rss", "rr", "random", "pod:2", "jsq",
-				   "jlq", "jbsq:1", "cfcfs" };
+	const char *policies[] = {"rss", "rr",  "random", "pod:2",
+				  "jsq", "jlq", "jbsq:1", "cfcfs"};
 	struct tlb_sim_params p;
 	struct tlb_sim_result a, b, c;
 
@@ -314,8 +313,8 @@ test_determinism(void **state)
 		run(&p, &a);
 		run(&p, &b);
 		/* Everything but the error text must repeat exactly. */
-		assert_memory_equal(&a, &b, offsetof(struct tlb_sim_result,
-						     err));
+		assert_memory_equal(&a, &b,
+				    offsetof(struct tlb_sim_result, err));
 		p.seed = 2;
 		run(&p, &c);
 		assert_true(a.mean_ns != c.mean_ns);
@@ -393,8 +392,8 @@ test_fixed_pins_flows(void **state)
 	setup(&p, "fixed", "exp:1us", 4, 0.7, 500000);
 	p.flows = 4;
 	run(&p, &r);
-	check_close("fixed k=4 rho=0.7 mean sojourn", r.mean_ns,
-		    1000.0 / 0.3, 0.03);
+	check_close("fixed k=4 rho=0.7 mean sojourn", r.mean_ns, 1000.0 / 0.3,
+		    0.03);
 	assert_int_equal(tlb_sim_set_policy(&p, "fixed:2", err, sizeof(err)),
 			 -1);
 }
@@ -473,14 +472,12 @@ test_bad_params(void **state)
 
 	(void)state;
 	tlb_sim_params_default(&p);
-	assert_int_equal(tlb_sim_set_policy(&p, "nope", err, sizeof(err)),
-			 -1);
+	assert_int_equal(tlb_sim_set_policy(&p, "nope", err, sizeof(err)), -1);
 	assert_int_equal(tlb_sim_set_policy(&p, "cfcfs:2", err, sizeof(err)),
 			 -1);
 	assert_int_equal(tlb_sim_set_policy(&p, "jbsq:0", err, sizeof(err)),
 			 -1);
-	assert_int_equal(tlb_sim_set_policy(&p, "pod:3", err, sizeof(err)),
-			 0);
+	assert_int_equal(tlb_sim_set_policy(&p, "pod:3", err, sizeof(err)), 0);
 	assert_int_equal(p.policy_params.d, 3);
 
 	p.n_cores = 0;

@@ -19,7 +19,7 @@
 #include "turbolb/telemetry_cores.h"
 
 #define N_CORES 1024u
-#define N_DPS 4u
+#define N_DPS   4u
 
 /* ---- DPDK 22.11's JSON, written out ----------------------------------
  * output_json() in lib/telemetry/telemetry.c with telemetry_json.h: the
@@ -32,8 +32,7 @@ struct json_buf {
 	unsigned int fields; /* in the current dict */
 };
 
-static void
-put(struct json_buf *b, const char *fmt, ...)
+static void put(struct json_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void
@@ -71,8 +70,7 @@ static size_t
 answer_json(struct json_buf *b, const struct tlb_tel_core *rows,
 	    const struct tlb_tel_page *p)
 {
-	struct tlb_tel_sink sink = { .u64 = json_u64, .str = json_str,
-				     .arg = b };
+	struct tlb_tel_sink sink = {.u64 = json_u64, .str = json_str, .arg = b};
 
 	b->len = 0;
 	put(b, "{\"/turbolb/cores\":{");
@@ -94,8 +92,10 @@ static struct tlb_tel_core
 worst_row(uint32_t id)
 {
 	static const struct tlb_core_load states[] = {
-		{ .online = 0 }, { .online = 1, .stale = 1 },
-		{ .online = 1, .running = 1 }, { .online = 1 },
+		{.online = 0},
+		{.online = 1, .stale = 1},
+		{.online = 1, .running = 1},
+		{.online = 1},
 	};
 	struct tlb_tel_core r = {
 		.id = id,
@@ -111,12 +111,13 @@ worst_row(uint32_t id)
 		.written_off = UINT64_MAX,
 		.credit_fallback = 1,
 		.has_host = true,
-		.host = {
-			.tid = UINT32_MAX,
-			.off_cpu = true,
-			.kick = { UINT64_MAX, UINT64_MAX, UINT64_MAX,
-				  UINT64_MAX },
-		},
+		.host =
+			{
+				.tid = UINT32_MAX,
+				.off_cpu = true,
+				.kick = {UINT64_MAX, UINT64_MAX, UINT64_MAX,
+					 UINT64_MAX},
+			},
 	};
 
 	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
@@ -135,28 +136,28 @@ test_params(void **state)
 		int rc;
 		uint32_t first, count;
 	} cases[] = {
-		{ NULL, 0, 0, TLB_TEL_CORES_PAGE_MAX },
-		{ "", 0, 0, TLB_TEL_CORES_PAGE_MAX },
-		{ "0", 0, 0, TLB_TEL_CORES_PAGE_MAX },
-		{ "48", 0, 48, TLB_TEL_CORES_PAGE_MAX },
-		{ "48,3", 0, 48, 3 },
-		{ "48,1", 0, 48, 1 },
-		{ "7,1000", 0, 7, TLB_TEL_CORES_PAGE_MAX },
-		{ "4294967295", 0, UINT32_MAX, TLB_TEL_CORES_PAGE_MAX },
-		{ "1,4294967295", 0, 1, TLB_TEL_CORES_PAGE_MAX },
-		{ "4294967296", -1, 0, 0 },
-		{ "1,4294967296", -1, 0, 0 },
-		{ "1,0", -1, 0, 0 },
-		{ "1,", -1, 0, 0 },
-		{ ",1", -1, 0, 0 },
-		{ "1,2,3", -1, 0, 0 },
-		{ "-1", -1, 0, 0 },
-		{ "+1", -1, 0, 0 },
-		{ " 1", -1, 0, 0 },
-		{ "1 ", -1, 0, 0 },
-		{ "0x10", -1, 0, 0 },
-		{ "abc", -1, 0, 0 },
-		{ "1;2", -1, 0, 0 },
+		{NULL, 0, 0, TLB_TEL_CORES_PAGE_MAX},
+		{"", 0, 0, TLB_TEL_CORES_PAGE_MAX},
+		{"0", 0, 0, TLB_TEL_CORES_PAGE_MAX},
+		{"48", 0, 48, TLB_TEL_CORES_PAGE_MAX},
+		{"48,3", 0, 48, 3},
+		{"48,1", 0, 48, 1},
+		{"7,1000", 0, 7, TLB_TEL_CORES_PAGE_MAX},
+		{"4294967295", 0, UINT32_MAX, TLB_TEL_CORES_PAGE_MAX},
+		{"1,4294967295", 0, 1, TLB_TEL_CORES_PAGE_MAX},
+		{"4294967296", -1, 0, 0},
+		{"1,4294967296", -1, 0, 0},
+		{"1,0", -1, 0, 0},
+		{"1,", -1, 0, 0},
+		{",1", -1, 0, 0},
+		{"1,2,3", -1, 0, 0},
+		{"-1", -1, 0, 0},
+		{"+1", -1, 0, 0},
+		{" 1", -1, 0, 0},
+		{"1 ", -1, 0, 0},
+		{"0x10", -1, 0, 0},
+		{"abc", -1, 0, 0},
+		{"1;2", -1, 0, 0},
 	};
 
 	(void)state;
@@ -227,13 +228,13 @@ static void
 test_pages_1024(void **state)
 {
 	static uint32_t ids[N_CORES], seen[N_CORES];
-	static const uint32_t counts[] = { TLB_TEL_CORES_PAGE_MAX, 1, 5, 7 };
+	static const uint32_t counts[] = {TLB_TEL_CORES_PAGE_MAX, 1, 5, 7};
 
 	(void)state;
 	daemon_ids(ids);
 	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
-		unsigned int pages = walk(ids, N_CORES, counts[c], seen,
-					  N_CORES - 1);
+		unsigned int pages =
+			walk(ids, N_CORES, counts[c], seen, N_CORES - 1);
 
 		assert_int_equal(pages, (N_CORES + counts[c] - 1) / counts[c]);
 		for (uint32_t id = 0; id < N_CORES; id++)
@@ -301,7 +302,7 @@ test_pages_sparse(void **state)
 		assert_int_equal(seen[ids[k]], 1);
 	/* A gap longer than a page: next names the core after it. */
 	{
-		const uint32_t few[] = { 900, 3, 1000000, 5 };
+		const uint32_t few[] = {900, 3, 1000000, 5};
 		struct tlb_tel_page p;
 
 		tlb_tel_cores_page(few, 4, 0, 8, &p);
@@ -337,16 +338,15 @@ test_worst_page_fits(void **state)
 	assert_true(p.more);
 	len = answer_json(&b, rows, &p);
 	print_message("worst /turbolb/cores page: %zu bytes for %u cores "
-		      "(budget %u, DPDK's answer %u)\n", len,
-		      TLB_TEL_CORES_PAGE_MAX, TLB_TEL_ANSWER_BUDGET,
+		      "(budget %u, DPDK's answer %u)\n",
+		      len, TLB_TEL_CORES_PAGE_MAX, TLB_TEL_ANSWER_BUDGET,
 		      TLB_TEL_ANSWER_MAX);
 	assert_true(len <= TLB_TEL_ANSWER_BUDGET);
 	assert_true(TLB_TEL_ANSWER_BUDGET < TLB_TEL_ANSWER_MAX);
 	/* The header's word for one entry: under 500 bytes. */
 	p.n = 1;
 	p.more = false;
-	entry = answer_json(&b, rows, &p) -
-		strlen("{\"/turbolb/cores\":{}}");
+	entry = answer_json(&b, rows, &p) - strlen("{\"/turbolb/cores\":{}}");
 	assert_true(entry < 500);
 	/* with the longest state in it */
 	assert_non_null(strstr(b.s, ",\"state\":\"offline\","));
@@ -381,7 +381,8 @@ test_worst_pages_1024(void **state)
 	} while (p.more);
 	assert_int_equal(listed, N_CORES);
 	print_message("1024 cores at their longest: pages of at most %zu "
-		      "bytes\n", longest);
+		      "bytes\n",
+		      longest);
 }
 
 int

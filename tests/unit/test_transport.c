@@ -37,17 +37,20 @@ test_shm_round_trip(void **state)
 {
 	struct tlb_transport *t;
 	struct tlb_cr *host;
-	struct tlb_credit in[3] = {
-		{ .completions = 1, .work_ns = 100 },
-		{ .completions = 2, .work_ns = 250 },
-		{ .completions = 4, .work_ns = 7 },
-	}, out[8];
+	struct tlb_credit in[3] =
+		{
+			{.completions = 1, .work_ns = 100},
+			{.completions = 2, .work_ns = 250},
+			{.completions = 4, .work_ns = 7},
+		},
+			  out[8];
 	char err[256];
 
 	(void)state;
 	assert_int_equal(tlb_transport_shm_create(ring_name, 4, 16, 0600,
 						  (gid_t)-1, &t, err,
-						  sizeof(err)), 0);
+						  sizeof(err)),
+			 0);
 	assert_string_equal(t->ops->name, "shm");
 	assert_int_equal(t->n_cores, 4);
 	assert_true(t->has_credits);
@@ -104,18 +107,19 @@ test_shm_drain_sums(void **state)
 	struct tlb_cr *host;
 	struct tlb_credit rec[5];
 	struct tlb_credit_sum sum[6];
-	const uint32_t cores[6] = { 5, 3, 0, 9, 1, 4 };
+	const uint32_t cores[6] = {5, 3, 0, 9, 1, 4};
 	char err[256];
 
 	(void)state;
 	assert_int_equal(tlb_transport_shm_create(ring_name, 6, 16, 0600,
 						  (gid_t)-1, &t, err,
-						  sizeof(err)), 0);
+						  sizeof(err)),
+			 0);
 	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
 	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 8, sum), 0);
 	for (unsigned int j = 0; j < 5; j++)
-		rec[j] = (struct tlb_credit){ .completions = j + 1,
-					      .work_ns = 100 * (j + 1) };
+		rec[j] = (struct tlb_credit){.completions = j + 1,
+					     .work_ns = 100 * (j + 1)};
 	assert_int_equal(tlb_cr_post(host, 0, rec, 2), 2); /* 3 done, 300 */
 	assert_int_equal(tlb_cr_post(host, 4, rec, 5), 5); /* 15, 1500 */
 	assert_int_equal(tlb_cr_post(host, 2, rec, 1), 1); /* not asked */
@@ -161,8 +165,8 @@ count_log(void *arg, bool warn, const char *msg)
 static void
 test_shm_faults(void **state)
 {
-	const uint32_t cores[3] = { 0, 1, 2 };
-	struct tlb_credit rec = { .completions = 2, .work_ns = 10 };
+	const uint32_t cores[3] = {0, 1, 2};
+	struct tlb_credit rec = {.completions = 2, .work_ns = 10};
 	struct tlb_credit_sum sum[3];
 	struct tlb_transport *t;
 	struct tlb_cr_faults f;
@@ -176,7 +180,8 @@ test_shm_faults(void **state)
 	skip_under_valgrind();
 	assert_int_equal(tlb_transport_shm_create(ring_name, 3, 16, 0600,
 						  (gid_t)-1, &t, err,
-						  sizeof(err)), 0);
+						  sizeof(err)),
+			 0);
 	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
 	for (uint32_t c = 0; c < 3; c++)
 		tlb_cr_set_state(host, c, TLB_RUN_RUNNING);
@@ -247,8 +252,9 @@ test_shm_wrap_leaves_ring(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(tlb_cr_create(ring_name, 2, 16, 0600, &nic, err,
-				       sizeof(err)), 0);
+	assert_int_equal(
+		tlb_cr_create(ring_name, 2, 16, 0600, &nic, err, sizeof(err)),
+		0);
 	assert_int_equal(tlb_transport_shm_wrap(nic, &t, err, sizeof(err)), 0);
 	assert_int_equal(t->n_cores, 2);
 	tlb_transport_close(t);
@@ -269,7 +275,8 @@ test_shm_create_error(void **state)
 	/* ring_size must be a power of two */
 	assert_int_equal(tlb_transport_shm_create(ring_name, 2, 100, 0600,
 						  (gid_t)-1, &t, err,
-						  sizeof(err)), -1);
+						  sizeof(err)),
+			 -1);
 	assert_null(t);
 	assert_true(err[0] != '\0');
 }
@@ -286,8 +293,7 @@ test_none(void **state)
 	assert_int_equal(tlb_transport_none_create(0, &t, err, sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "0 cores"));
-	assert_int_equal(tlb_transport_none_create(8, &t, err, sizeof(err)),
-			 0);
+	assert_int_equal(tlb_transport_none_create(8, &t, err, sizeof(err)), 0);
 	assert_string_equal(t->ops->name, "none");
 	assert_false(t->has_credits);
 	assert_false(tlb_transport_can_kick(t));
@@ -296,7 +302,7 @@ test_none(void **state)
 		assert_int_equal(tlb_transport_state(t, c), TLB_RUN_RUNNING);
 		assert_int_equal(tlb_transport_drain(t, c, out, 4), 0);
 	}
-	const uint32_t cores[3] = { 0, 4, 7 };
+	const uint32_t cores[3] = {0, 4, 7};
 	struct tlb_credit_sum sum[3];
 	assert_int_equal(tlb_transport_drain_sums(t, cores, 3, 4, sum), 0);
 	memset(&info, 0xff, sizeof(info));

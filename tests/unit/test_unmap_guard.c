@@ -59,7 +59,7 @@ static void
 test_waits_for_burst(void **state)
 {
 	size_t len = (size_t)sysconf(_SC_PAGESIZE);
-	struct unmapper u = { .addr = map_page(len), .len = len };
+	struct unmapper u = {.addr = map_page(len), .len = len};
 	uint64_t waits = lg_unmap_waits;
 	pthread_t th;
 
@@ -84,7 +84,7 @@ static void
 test_no_wait_outside_burst(void **state)
 {
 	size_t len = (size_t)sysconf(_SC_PAGESIZE);
-	struct unmapper u = { .addr = map_page(len), .len = len };
+	struct unmapper u = {.addr = map_page(len), .len = len};
 	uint64_t waits = lg_unmap_waits;
 	pthread_t th;
 
