@@ -9,6 +9,8 @@ packages=(
 	libbsd-dev libcmocka-dev libyaml-dev libjansson-dev libevent-dev
 	python3-prometheus-client python3-pyflakes
 	python3 iproute2 gnuplot-nox valgrind systemd tshark libclang-rt-14-dev
+	# scripts/check-format.sh: the tree is formatted with clang-format 14
+	clang-format-14
 	# The Debian packages (debian/, tests/cli/test_debian.sh); dpkg-dev
 	# comes with build-essential.
 	debhelper lintian

@@ -47,6 +47,9 @@ ninja -C build-asan
 failed=0
 suites=${SUITES:-}
 
+step "formatting (clang-format)"
+scripts/check-format.sh || failed=1
+
 step "meson test (build/)"
 suite_args=()
 for s in $suites; do suite_args+=(--suite "$s"); done
