@@ -54,7 +54,7 @@
  * arrival rate the dispatcher sustains (docs/performance.md, "Saturation
  * with a full RX ring"). */
 #define LAT_SAT_DEPTH 1024u
-#define LAT_BURST  64u
+#define LAT_BURST     64u
 
 struct lat_stamp {
 	uint64_t tsc;    /* arrival */
