@@ -46,7 +46,7 @@
 	  "Completions beyond what was outstanding, of no written-off "        \
 	  "request (duplicates).")                                             \
 	X(late_completions, COUNTER, "turbolb_late_completions_total",         \
-	  "Completions of written-off requests.")                              \
+	  "Completions of written-off or stranded requests.")                  \
 	X(written_off, COUNTER, "turbolb_written_off_requests_total",          \
 	  "Requests written off at a host core stale for "                     \
 	  "host.write_off_us.")                                                \

@@ -43,8 +43,8 @@ struct tlb_core_load {
 	 * knows, and no longer outstanding */
 	uint64_t written_off;
 	uint64_t written_off_work_ns;
-	/* written-off requests whose completion may still come: one that
-	 * does is a late completion, not a duplicate */
+	/* written-off and stranded requests whose completion may still
+	 * come: one that does is a late completion, not a duplicate */
 	uint64_t late_owed;
 	/* bumped by a write-off and a reset: a charge made under an older
 	 * generation is no longer in the view and is never handed back */
@@ -237,8 +237,9 @@ void tlb_lv_set_online(struct tlb_load_view *lv, uint32_t i, bool online);
 void tlb_lv_set_running(struct tlb_load_view *lv, uint32_t i, bool running);
 
 /* Forgets what is in flight at core i (its host side restarted): the
- * outstanding count and work drop to zero. Returns the number of requests
- * that were outstanding (stranded). */
+ * outstanding count and work drop to zero, and an answer of the old host
+ * to one of them that still comes is late (tlb_lv_on_late()). Returns the
+ * number of requests that were outstanding (stranded). */
 uint64_t tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i);
 
 /* What one liveness check wrote off, summed over the cores. */
@@ -262,8 +263,9 @@ uint32_t tlb_lv_check_liveness(struct tlb_load_view *lv, uint64_t now_ns,
 			       struct tlb_lv_written_off *wo);
 
 /* Of n completions at core i beyond what was outstanding (what
- * tlb_lv_on_complete() returned), those that answer written-off requests:
- * counted off late_owed and returned; the rest are duplicates. */
+ * tlb_lv_on_complete() returned), those that answer written-off or
+ * stranded requests: counted off late_owed and returned; the rest are
+ * duplicates. */
 uint64_t tlb_lv_on_late(struct tlb_load_view *lv, uint32_t i, uint64_t n);
 
 #endif /* TURBOLB_LOAD_VIEW_H */

@@ -55,6 +55,9 @@ tlb_lv_reset_core(struct tlb_load_view *lv, uint32_t i)
 	tlb_lv_store_u64(&c->completed, c->sent);
 	tlb_lv_store_u64(&c->completed_work_ns, c->sent_work_ns);
 	c->watch_completed = c->completed;
+	/* the old host's answers already on their way are late, not
+	 * duplicates */
+	c->late_owed += stranded;
 	__atomic_store_n(&c->stale, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->probing, 0, __ATOMIC_RELAXED);
 	c->gen++;

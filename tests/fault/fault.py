@@ -234,7 +234,9 @@ def account(s, cores, runs, servers):
                  + stranded (in flight at a host that restarted)
                  + outstanding at cores marked stale (in flight there)
                  + written off (lost at a core stale for write_off_us)
-                   - late completions (written off, then answered)
+                   - late completions (written off or stranded, then
+                     answered all the same: the old host's responses
+                     already on their way)
                  + fifo_depth (still held by the daemon)
                  + tx_drops + parse/other drops of the server(s)
       unanswered == accounted, exactly.
@@ -261,17 +263,17 @@ def account(s, cores, runs, servers):
     srv = sum(server_drops(t) for t in servers)
     drop_keys = {k: v for k, v in s.items()
                  if k.startswith('drop') and k != 'drops' and v}
-    written_off = s['written_off'] - s['late_completions']
     accounted = tx_dropped + s['drops'] + s['stranded'] + stale_out + \
-        written_off + s['fifo_depth'] + srv
+        s['written_off'] - s['late_completions'] + s['fifo_depth'] + srv
     lines = [
         '    issued %d = answered %d + unanswered %d' %
         (issued, answered, unanswered),
         '    unanswered %d vs accounted %d = lg tx_dropped %d + daemon drops '
         '%d %s + stranded %d + outstanding at stale cores %d + written off '
-        '(less late) %d + fifo %d + server drops %d' % (
+        '%d - late %d + fifo %d + server drops %d' % (
             unanswered, accounted, tx_dropped, s['drops'], drop_keys,
-            s['stranded'], stale_out, written_off, s['fifo_depth'], srv)]
+            s['stranded'], stale_out, s['written_off'],
+            s['late_completions'], s['fifo_depth'], srv)]
     problems = []
     if issued != answered + unanswered:
         problems.append('    load generator inconsistent')

@@ -80,9 +80,13 @@ test_reset_core(void **state)
 	assert_int_equal(tlb_lv_reset_core(&lv, 1), 3);
 	assert_int_equal(tlb_lv_outstanding(&lv, 1), 0);
 	assert_int_equal(tlb_lv_outstanding_work(&lv, 1), 0);
-	/* A late response for a stranded request does not go negative. */
+	/* A late response for a stranded request does not go negative,
+	 * and is late, not a duplicate: three of them, the fourth is. */
 	assert_int_equal(tlb_lv_on_complete(&lv, 1, 1, 20), 1);
 	assert_int_equal(tlb_lv_outstanding(&lv, 1), 0);
+	assert_int_equal(tlb_lv_on_late(&lv, 1, 1), 1);
+	assert_int_equal(tlb_lv_on_late(&lv, 1, 3), 2);
+	assert_int_equal(tlb_lv_on_late(&lv, 1, 1), 0);
 }
 
 /* The liveness check with no write-off. */
