@@ -59,29 +59,4 @@ for r in $(seq "$pairs"); do
 	done
 done
 
-python3 - "$work" "$pairs" "${bins[0]}" "${bins[1]}" <<'PY'
-import json, os, statistics as st, sys
-work, n, a_bin, b_bin = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
-runs = {}  # run name -> {"A": [..], "B": [..], "pairs": [..]}
-for r in range(1, n + 1):
-    got = {}
-    for v in "AB":
-        for x in json.load(open(os.path.join(work, "%d-%s.json" % (r, v))))["results"]:
-            got.setdefault(x["label"], {})[v] = x["median_cpu_mpps"]
-    for name, ab in got.items():
-        e = runs.setdefault(name, {"A": [], "B": [], "pairs": []})
-        for v in "AB":
-            if ab.get(v):
-                e[v].append(ab[v])
-        if ab.get("A") and ab.get("B"):
-            e["pairs"].append(ab["B"] / ab["A"])
-print("A: %s\nB: %s\n%d pairs, Mpps/CPU" % (a_bin, b_bin, n))
-print("%-28s %8s %8s   %s" % ("run", "A", "B", "B/A, median (min-max) of the pairs"))
-for name in sorted(runs):
-    e = runs[name]
-    if not e["pairs"]:
-        continue
-    print("%-28s %8.2f %8.2f   %.3f (%.3f-%.3f)" % (
-        name, st.median(e["A"]), st.median(e["B"]), st.median(e["pairs"]),
-        min(e["pairs"]), max(e["pairs"])))
-PY
+python3 "$(dirname "$0")/ab_bench.py" "$work" "$pairs" "${bins[0]}" "${bins[1]}"

@@ -137,22 +137,7 @@ run_point() {
 	read -r ks kst < <(kick_counters)
 	[ -z "$kpid" ] || topo_kill "$kpid"
 	topo_stop
-	python3 - "$TOPO_RUN" "$n" "$v" "$rep" "$ks" "$kst" >> "$res" <<'PY'
-import json, os, sys
-run, n, v, rep, ks, kst = sys.argv[1:]
-r = json.load(open(os.path.join(run, "loadgen.json")))
-k = {}
-try:
-    k = json.load(open(os.path.join(run, "kickd.json")))["total"]
-except (OSError, ValueError, KeyError):
-    pass
-us = lambda key: r[key] / 1000.0
-print(f"{n},{v},{rep},{us('p50_ns'):.1f},{us('p99_ns'):.1f},{us('p999_ns'):.1f},"
-      f"{us('max_ns'):.1f},{r['sent']},{r['lost']},{r.get('late_sends', 0)},{ks},{kst},"
-      f"{k.get('kicks_served', 0)},{k.get('boosts', 0)},{k.get('reverted_drain', 0)},"
-      f"{k.get('reverted_bound', 0)},{k.get('reverted_yield', 0)},"
-      f"{k.get('boosted_us', 0)}")
-PY
+	python3 "$top/scripts/consolidation.py" row "$TOPO_RUN" "$n" "$v" "$rep" "$ks" "$kst" >> "$res"
 	tail -n 1 "$res" | awk -F, '{ printf "  %s threads/CPU %-12s rep %s: p50 %8.1f us  p99 %8.1f us  p99.9 %8.1f us  lost %s  kicks %s+%s\n", $1, $2, $3, $4, $5, $6, $9, $11, $12 }'
 	rm -rf "$TOPO_RUN"
 }
@@ -172,58 +157,7 @@ echo "took $(($(date +%s) - start)) s; load average now $(cut -d' ' -f1-3 /proc/
 fi
 
 # Medians over the repetitions, the table, and the data files for gnuplot.
-python3 - "$OUT" "$THREADS" "$VARIANTS" <<'PY'
-import csv, os, statistics, sys
-out, threads, variants = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
-rows = list(csv.DictReader(open(os.path.join(out, "results.csv"))))
-cols = ["p50_us", "p99_us", "p999_us", "max_us", "lost", "kicks_sent",
-        "kicks_stall", "kicks_served", "boosts", "reverted_bound",
-        "reverted_yield"]
-med = {}
-for n in threads:
-    for v in variants:
-        rs = [r for r in rows if r["threads"] == n and r["variant"] == v]
-        if rs:
-            med[(n, v)] = {c: statistics.median(float(r[c]) for r in rs)
-                           for c in cols}
-            med[(n, v)]["reps"] = len(rs)
-with open(os.path.join(out, "summary.csv"), "w") as f:
-    f.write("threads,variant,reps," + ",".join(cols) + "\n")
-    for (n, v), m in med.items():
-        f.write(f"{n},{v},{m['reps']}," +
-                ",".join(f"{m[c]:g}" for c in cols) + "\n")
-# One row per thread count, p99 of each variant: the chart's data.
-with open(os.path.join(out, "p99.dat"), "w") as f:
-    # A header gnuplot reads with columnhead().
-    f.write("threads " + " ".join(variants) + "\n")
-    for n in threads:
-        f.write(n + " " + " ".join(
-            f"{med[(n, v)]['p99_us']:g}" if (n, v) in med else "NaN"
-            for v in variants) + "\n")
-with open(os.path.join(out, "quantiles3.dat"), "w") as f:
-    f.write("# variant p50 p99 p99.9 (3 threads per CPU)\n")
-    for v in variants:
-        m = med.get(("3", v))
-        if m:
-            f.write(f"{v} {m['p50_us']:g} {m['p99_us']:g} {m['p999_us']:g}\n")
-with open(os.path.join(out, "table.md"), "w") as f:
-    f.write("| threads/CPU | variant | p50 (µs) | p99 (µs) | p99.9 (µs) "
-            "| p99 vs nokick | lost | kicks sent+stall | boosts |\n")
-    f.write("|---|---|---|---|---|---|---|---|---|\n")
-    for n in threads:
-        base = med.get((n, "nokick"))
-        for v in variants:
-            m = med.get((n, v))
-            if not m:
-                continue
-            ratio = (f"{base['p99_us'] / m['p99_us']:.1f}x lower"
-                     if base and v != "nokick" and m["p99_us"] > 0 else "")
-            f.write(f"| {n} | {v} | {m['p50_us']:.0f} | {m['p99_us']:.0f} "
-                    f"| {m['p999_us']:.0f} | {ratio} | {m['lost']:g} "
-                    f"| {m['kicks_sent']:g}+{m['kicks_stall']:g} "
-                    f"| {m['boosts']:g} |\n")
-print(open(os.path.join(out, "table.md")).read())
-PY
+python3 "$top/scripts/consolidation.py" summary "$OUT" "$THREADS" "$VARIANTS"
 
 if [ "$PLOT" = 1 ] && command -v gnuplot > /dev/null; then
 	ncol=$(echo $VARIANTS | wc -w)

@@ -175,6 +175,19 @@ size_t tlb_build_frame(void *buf, size_t cap, const struct tlb_frame_addrs *a,
 		       const struct tlb_rpc_hdr *h, const void *payload,
 		       uint16_t payload_len);
 
+/* What the datapath tests and turbolb-bench put into tlb_build_frame():
+ * a client's request over IPv4/UDP without VLAN, from MAC
+ * 02:00:00:00:00:01 to 02:00:00:00:00:02 (locally administered), from
+ * src_ip:sport to dst_ip:dport (ports in host byte order). A caller that
+ * needs another shape changes the fields it is about. */
+struct tlb_frame_addrs tlb_frame_addrs_v4(const uint8_t src_ip[4],
+					  const uint8_t dst_ip[4],
+					  uint16_t sport, uint16_t dport);
+
+/* The header of request id: one packet, every other field zero; a
+ * non-zero hint_ns is sent as its service-time hint (TLB_RPC_F_HINT). */
+struct tlb_rpc_hdr tlb_request_hdr(uint64_t id, uint32_t hint_ns);
+
 /* Turns a parsed request frame in place into its response: swaps MAC, IP
  * and UDP addresses, rewrites the RPC header (type, status, server_core,
  * service_ns; req_id, client_ts, work_ns and svc_class are echoed),

@@ -20,7 +20,6 @@
 
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
-#include "frames.h"
 #include "port.h"
 #include "bench.h"
 
@@ -85,8 +84,8 @@ flow_addrs(unsigned int flow)
 				   (uint8_t)(flow + 1)};
 	static const uint8_t dst_ip[4] = {10, 1, 0, 1};
 
-	return frame_addrs_v4(src_ip, dst_ip, bench_flow_sport(flow),
-			      BENCH_RPC_PORT);
+	return tlb_frame_addrs_v4(src_ip, dst_ip, bench_flow_sport(flow),
+				  BENCH_RPC_PORT);
 }
 
 /* A request of flow `flow`; with work_ns set, as it will be once the
@@ -98,8 +97,7 @@ build_request(uint8_t *f, size_t cap, unsigned int flow, uint64_t id,
 {
 	static const uint8_t payload[BENCH_PAYLOAD];
 	struct tlb_frame_addrs a = flow_addrs(flow);
-	struct tlb_rpc_hdr h =
-		frame_request_hdr(id, bench_flow_hint(flow, mode));
+	struct tlb_rpc_hdr h = tlb_request_hdr(id, bench_flow_hint(flow, mode));
 
 	h.svc_class = (uint16_t)(flow % 4);
 	h.work_ns = work_ns;

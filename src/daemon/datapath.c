@@ -548,26 +548,30 @@ count_beyond(struct tlb_dp *dp, uint32_t core, uint64_t n)
 	count(dp, TLB_DP_completions_extra, n - late);
 }
 
-/* A response on its way to the uplink: one completion per message, on
- * its first packet. */
+/* The completion a response carries, on a message's first packet only:
+ * one request of core completed in the load view when completions come
+ * in band (or, in fallback, when the core's ring credits are not
+ * trusted), and its service time observed by the policy. */
 static __rte_always_inline void
-on_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m, bool first,
-	    uint32_t work_ns, uint32_t service_ns, uint16_t svc_class)
+on_completion(struct tlb_dp *dp, uint32_t core, uint32_t work_ns,
+	      uint32_t service_ns, uint16_t svc_class)
 {
-	if (first) {
-		if (dp->credits == TLB_CREDITS_INBAND ||
-		    unlikely(dp->credit_fallback[core / 64] &
-			     (1ull << (core % 64)))) {
-			uint64_t extra =
-				tlb_lv_on_complete(dp->lv, core, 1, work_ns);
+	if (dp->credits == TLB_CREDITS_INBAND ||
+	    unlikely(dp->credit_fallback[core / 64] & (1ull << (core % 64)))) {
+		uint64_t extra = tlb_lv_on_complete(dp->lv, core, 1, work_ns);
 
-			count(dp, TLB_DP_completions_inband, 1 - extra);
-			if (unlikely(extra != 0))
-				count_beyond(dp, core, extra);
-		}
-		if (service_ns != 0)
-			tlb_policy_observe(&dp->policy, svc_class, service_ns);
+		count(dp, TLB_DP_completions_inband, 1 - extra);
+		if (unlikely(extra != 0))
+			count_beyond(dp, core, extra);
 	}
+	if (service_ns != 0)
+		tlb_policy_observe(&dp->policy, svc_class, service_ns);
+}
+
+/* A response, every packet of it, on its way to the uplink. */
+static __rte_always_inline void
+send_response(struct tlb_dp *dp, struct rte_mbuf *m)
+{
 	count(dp, TLB_DP_responses, 1);
 	port_send(&dp->uplink, m, 0);
 }
@@ -596,18 +600,21 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
 				    &rs)) {
 		check_server_core(dp, core, rs.server_core);
-		on_response(dp, core, m, true, rs.work_ns, rs.service_ns,
-			    rs.svc_class);
+		on_completion(dp, core, rs.work_ns, rs.service_ns,
+			      rs.svc_class);
+		send_response(dp, m);
 		return;
 	}
 	if (!parse_mbuf(dp, m, &p))
 		return;
 	switch (p.cls) {
 	case TLB_FRAME_RESPONSE:
-		if (p.hdr.pkt_idx == 0)
+		if (p.hdr.pkt_idx == 0) {
 			check_server_core(dp, core, p.hdr.server_core);
-		on_response(dp, core, m, p.hdr.pkt_idx == 0, p.hdr.work_ns,
-			    p.hdr.service_ns, p.hdr.svc_class);
+			on_completion(dp, core, p.hdr.work_ns, p.hdr.service_ns,
+				      p.hdr.svc_class);
+		}
+		send_response(dp, m);
 		break;
 	case TLB_FRAME_PASS:
 		count(dp, TLB_DP_pass_down, 1);

@@ -61,8 +61,8 @@ extern struct kd_conf conf; /* options.c */
 /* A line on stderr, prefixed with the program's name. */
 void kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* options.c: fills conf; -1 on a usage error (said on stderr), exits 0
- * after --help. */
+/* options.c: fills conf. Returns CLI_OK, CLI_DONE after --help, or
+ * CLI_ERROR after a usage error said on stderr. */
 int parse_args(int argc, char **argv);
 
 /* perf.c: a thread's context switches, read in place from a perf ring.

@@ -64,6 +64,7 @@
 
 #include <linux/capability.h>
 
+#include "cli.h"
 #include "kickd.h"
 
 #define CHECK_NS        100000000ull /* region and thread checks: 100 ms */
@@ -689,8 +690,14 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	int rc;
 
-	if (parse_args(argc, argv) < 0)
-		return 2;
+	switch (parse_args(argc, argv)) {
+	case CLI_DONE:
+		return 0;
+	case CLI_ERROR:
+		return CLI_EXIT_USAGE;
+	default:
+		break;
+	}
 	if (check_privileges() < 0)
 		return 1;
 

@@ -698,3 +698,39 @@ tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 	tlb_csum_patch_be32(b + p->rpc_off + TLB_RPC_OFF_WORK_NS,
 			    b + p->l4_off + 6, work_ns, p->key.ip_version == 4);
 }
+
+struct tlb_frame_addrs
+tlb_frame_addrs_v4(const uint8_t src_ip[4], const uint8_t dst_ip[4],
+		   uint16_t sport, uint16_t dport)
+{
+	struct tlb_frame_addrs a;
+
+	memset(&a, 0, sizeof(a));
+	memcpy(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
+	memcpy(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
+	a.key.ip_version = 4;
+	a.key.proto = 17;
+	memcpy(a.key.src_addr, src_ip, 4);
+	memcpy(a.key.dst_addr, dst_ip, 4);
+	a.key.src_port = sport;
+	a.key.dst_port = dport;
+	return a;
+}
+
+struct tlb_rpc_hdr
+tlb_request_hdr(uint64_t id, uint32_t hint_ns)
+{
+	struct tlb_rpc_hdr h;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = TLB_RPC_MAGIC;
+	h.version = TLB_RPC_VERSION;
+	h.type = TLB_MSG_REQUEST;
+	h.req_id = id;
+	h.pkt_cnt = 1;
+	if (hint_ns != 0) {
+		h.flags = TLB_RPC_F_HINT;
+		h.svc_hint_ns = hint_ns;
+	}
+	return h;
+}

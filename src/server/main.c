@@ -26,6 +26,7 @@
  */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_eal.h>
@@ -33,6 +34,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
+#include "cli.h"
 #include "server.h"
 
 RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
@@ -55,7 +57,40 @@ signal_handler(int sig)
 static void
 eal_usage_hook(const char *prog)
 {
-	usage(prog);
+	(void)prog;
+	usage(stdout);
+}
+
+/* Where the server's own options begin: the first "--", or the end. */
+static int
+find_app_args(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+/* The options after "--", parsed before the EAL starts so that a usage
+ * error needs no EAL. argv[sep] ("--") stands in for the program name.
+ * CLI_OK, CLI_DONE or CLI_ERROR. */
+static int
+parse_app_args(int argc, char **argv, int sep)
+{
+	int app_argc = sep < argc ? argc - sep : 1;
+	char **app_argv = calloc((size_t)app_argc + 1, sizeof(*app_argv));
+	int rc;
+
+	if (app_argv == NULL) {
+		fprintf(stderr, "turbolb-server: out of memory\n");
+		return CLI_ERROR;
+	}
+	app_argv[0] = argv[0];
+	for (int i = 1; i < app_argc; i++)
+		app_argv[i] = argv[sep + i];
+	rc = parse_args(app_argc, app_argv);
+	free(app_argv);
+	return rc;
 }
 
 static int
@@ -148,20 +183,27 @@ main(int argc, char **argv)
 {
 	unsigned int lcore, n_workers, need_workers;
 	struct sigaction sa;
+	int sep = find_app_args(argc, argv);
 	uint32_t i;
 	int ret, rc = 1;
 
+	switch (parse_app_args(argc, argv, sep)) {
+	case CLI_DONE:
+		return 0;
+	case CLI_ERROR:
+		return CLI_EXIT_USAGE;
+	default:
+		break;
+	}
 	/* Logs to stderr, so that stdout carries nothing but the stats. */
 	rte_openlog_stream(stderr);
 	rte_set_application_usage_hook(eal_usage_hook);
-	ret = rte_eal_init(argc, argv);
+	ret = rte_eal_init(sep, argv);
 	if (ret < 0) {
 		fprintf(stderr, "turbolb-server: EAL init failed: %s\n",
 			rte_strerror(rte_errno));
 		return 1;
 	}
-	argc -= ret;
-	argv += ret;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = signal_handler;
@@ -169,8 +211,6 @@ main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-	if (parse_args(argc, argv) < 0)
-		goto out_eal;
 	n_workers = rte_lcore_count() - 1;
 	if (conf.n_cores == 0)
 		conf.n_cores = n_workers;

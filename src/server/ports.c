@@ -4,11 +4,11 @@
  * core), their set-up with the one mbuf pool, and the main lcore's watch
  * that restarts a memif port whose peer went away.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "server.h"
 
 struct srv_port *ports;
@@ -29,25 +29,16 @@ list_ports(void)
 	}
 }
 
-/* A port by its name or, for a bare number, its id. */
+/* A --port reference: a device name or else a port number. */
 static int
 port_by_name(const char *name, uint16_t *pid)
 {
-	unsigned long v;
-	char *end;
-
-	if (rte_eth_dev_get_port_by_name(name, pid) == 0)
+	if (cli_port_resolve(name, rte_eth_dev_get_port_by_name,
+			     rte_eth_dev_is_valid_port, pid) == 0)
 		return 0;
-	errno = 0;
-	v = strtoul(name, &end, 10);
-	if (name[0] == '\0' || *end != '\0' || errno != 0 ||
-	    v >= RTE_MAX_ETHPORTS || !rte_eth_dev_is_valid_port((uint16_t)v)) {
-		SRV_LOG(ERR, "--port: no port named '%s'", name);
-		list_ports();
-		return -1;
-	}
-	*pid = (uint16_t)v;
-	return 0;
+	SRV_LOG(ERR, "--port: no port named '%s'", name);
+	list_ports();
+	return -1;
 }
 
 /* The ports, and which core polls which (port, queue): one port with a

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -33,19 +34,15 @@ extern int srv_logtype;
 	rte_log(RTE_LOG_##level, srv_logtype, "turbolb.server: " fmt "\n",     \
 		##__VA_ARGS__)
 
-#define BURST               32
-#define PREFETCH_AHEAD      3
-#define NB_RXD              1024
-#define NB_TXD              1024
-#define POOL_CACHE          256
-#define TX_WAIT_PER_SEC     1000  /* a full TX ring is retried for 1 ms */
-#define BEAT_PER_SEC        10000 /* heartbeat at most every 100 us */
-#define STALE_POLL_MS       20    /* main lcore: ring and link checks */
-#define LINK_WAIT_MS        2000  /* memif: restart a port down this long */
-#define DEFAULT_UDP_PORT    9000
-#define DEFAULT_KV_CAPACITY 16384u
-#define DEFAULT_MAX_SPIN_US 100000u
-#define DEFAULT_EMU_DEPTH   1024u
+#define BURST           32
+#define PREFETCH_AHEAD  3
+#define NB_RXD          1024
+#define NB_TXD          1024
+#define POOL_CACHE      256
+#define TX_WAIT_PER_SEC 1000  /* a full TX ring is retried for 1 ms */
+#define BEAT_PER_SEC    10000 /* heartbeat at most every 100 us */
+#define STALE_POLL_MS   20    /* main lcore: ring and link checks */
+#define LINK_WAIT_MS    2000  /* memif: restart a port down this long */
 
 /* kv.c: entries per set, the smallest --kv-capacity. */
 #define KV_WAYS 8
@@ -145,11 +142,12 @@ extern uint64_t tsc_hz;
 extern uint64_t reattaches;
 extern uint64_t reattach_failures;
 
-/* options.c: fills conf from the arguments after the EAL's; -1 on a
- * usage error (said on the log). */
+/* options.c: fills conf from the arguments after the EAL's "--" (argv[0]
+ * the program). Returns CLI_OK, CLI_DONE after --help, or CLI_ERROR after
+ * a usage error said on stderr. */
 int parse_args(int argc, char **argv);
 /* The text of --help, for the EAL's usage hook too. */
-void usage(const char *prog);
+void usage(FILE *f);
 
 /* kv.c: the table of --mode kv, shared by every core. */
 int kv_init(uint32_t capacity);

@@ -23,6 +23,7 @@ pass=0
 fail=0
 daemon=
 fake_pid=
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/tlb-cores-XXXXXX)
 prefix=tlbcores-test-$$
 n_cores=256
@@ -161,32 +162,7 @@ fi
 
 # A client of its own, as the docs tell one to page: the bare command,
 # then FIRST from each "next". Each answer within the budget.
-if out=$(python3 - "$sock" "$n_cores" "$budget" <<'EOF' 2>&1
-import json, socket, sys
-path, n, budget = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-s.settimeout(10)
-s.connect(path)
-hello = json.loads(s.recv(65536).decode())
-assert hello["max_output_len"] == 16384, hello
-seen, req, pages, longest = [], "/turbolb/cores", 0, 0
-while True:
-    s.send(req.encode())
-    raw = s.recv(1 << 20)
-    longest = max(longest, len(raw))
-    assert len(raw) <= budget, "%s: %d bytes" % (req, len(raw))
-    page = json.loads(raw.decode())["/turbolb/cores"]
-    pages += 1
-    seen += [int(k) for k in page if k != "next"]
-    if "next" not in page:
-        break
-    assert page["next"] == max(seen) + 1, page["next"]
-    req = "/turbolb/cores,%d" % page["next"]
-    assert pages <= n
-assert seen == list(range(n)), seen
-print("%d pages, the longest %d bytes" % (pages, longest))
-EOF
-); then
+if out=$(python3 "$here/cores_pages.py" follow "$sock" "$n_cores" "$budget" 2>&1); then
 	ok "telemetry client following next: every core once ($out)"
 else
 	bad "telemetry client following next: $out"
@@ -249,33 +225,7 @@ check "SIGTERM: turbolbd exits 0 (got $rc)" test $rc -eq 0
 # 1, said) rather than looping. The server takes two connections, each
 # with its own pages, and gives up after 30 s without one.
 fake=$tmp/fake.sock
-python3 - "$fake" <<'EOF' &
-import json, socket, sys
-core = lambda: {"state": "online", "outstanding": 0, "sent": 1,
-                "completed": 1, "outstanding_work_ns": 0}
-pages = [
-    {"/turbolb/cores": {"0": core(), "1": core(), "2": core(), "next": 7},
-     "/turbolb/cores,7": {"7": core(), "next": 9},
-     "/turbolb/cores,9": {"9": core(), "10": core()}},
-    {"/turbolb/cores": {"0": core(), "next": 5},
-     "/turbolb/cores,5": {"5": core(), "next": 5}},
-]
-srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-srv.bind(sys.argv[1])
-srv.listen(1)
-srv.settimeout(30)
-for answers in pages:
-    c, _ = srv.accept()
-    c.settimeout(30)
-    c.send(json.dumps({"version": "fake", "pid": 1,
-                       "max_output_len": 16384}).encode())
-    while True:
-        req = c.recv(1024).decode()
-        if not req:
-            break
-        c.send(json.dumps({req.split(",")[0]: answers.get(req)}).encode())
-    c.close()
-EOF
+python3 "$here/cores_pages.py" fake-server "$fake" &
 fake_pid=$!
 for _ in $(seq 100); do
 	[ -S "$fake" ] && break

@@ -39,7 +39,7 @@ client(uint16_t sport)
 	static const uint8_t cli_ip[4] = {10, 0, 0, 1};
 	static const uint8_t srv_ip[4] = {10, 0, 0, 2};
 
-	return frame_addrs_v4(cli_ip, srv_ip, sport, RPC_PORT);
+	return tlb_frame_addrs_v4(cli_ip, srv_ip, sport, RPC_PORT);
 }
 
 struct rte_mbuf *

@@ -12,8 +12,6 @@
 
 #include "turbolb/proto.h"
 
-#include "frames.h"
-
 #define RPC_PORT        9000
 #define MAX_RING_QUEUES 4
 

@@ -98,7 +98,7 @@ test_two_dispatchers(void **state)
 			unsigned int q = sent % N_DPS;
 			struct tlb_frame_addrs a =
 				client((uint16_t)(40000 + q * 100 + sent % 7));
-			struct tlb_rpc_hdr h = frame_request_hdr(sent + 1, 0);
+			struct tlb_rpc_hdr h = tlb_request_hdr(sent + 1, 0);
 
 			/* Where it came in, for the check below. */
 			h.svc_class = (uint16_t)q;

@@ -71,7 +71,7 @@ send_request(uint16_t sport, uint32_t hint_ns)
 {
 	uint8_t f[256];
 	struct tlb_frame_addrs a = client(sport);
-	struct tlb_rpc_hdr h = frame_request_hdr(next_id, hint_ns);
+	struct tlb_rpc_hdr h = tlb_request_hdr(next_id, hint_ns);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 
 	assert_true(len > 0);
@@ -316,7 +316,7 @@ test_work_stamped_checksum_valid(void **state)
 	/* The charged work rides in the header, and the frame is exactly
 	 * what a sender stamping it would have built: UDP checksum right. */
 	assert_int_equal(out[0].p.hdr.work_ns, 2500);
-	struct tlb_rpc_hdr h = frame_request_hdr(id, 2500);
+	struct tlb_rpc_hdr h = tlb_request_hdr(id, 2500);
 	h.work_ns = 2500;
 	size_t len = tlb_build_frame(expect, sizeof(expect), &a, &h, "abcd", 4);
 	assert_int_equal(len, out[0].len);
@@ -365,7 +365,7 @@ test_other_layouts_general_path(void **state)
 	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
 		struct tlb_frame_addrs a = client((uint16_t)(32000 + s));
 		struct tlb_rpc_hdr h =
-			frame_request_hdr(next_id++, 1500 + 100 * s);
+			tlb_request_hdr(next_id++, 1500 + 100 * s);
 		uint8_t f[256], expect[256];
 		struct out_pkt out[4];
 		unsigned int n = 0;
@@ -422,7 +422,7 @@ test_multi_segment_frames(void **state)
 {
 	static const uint8_t junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
 	struct tlb_frame_addrs a = client(33000);
-	struct tlb_rpc_hdr h = frame_request_hdr(next_id, 700);
+	struct tlb_rpc_hdr h = tlb_request_hdr(next_id, 700);
 	uint8_t f[256], expect[256], got[256];
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 	struct rte_mbuf *m, *tail;
@@ -527,7 +527,7 @@ test_multi_packet_stays_together(void **state)
 	 * would otherwise spread over every core. */
 	uint64_t msg = next_id++;
 	for (uint16_t idx = 0; idx < 3; idx++) {
-		struct tlb_rpc_hdr h = frame_request_hdr(msg, 0);
+		struct tlb_rpc_hdr h = tlb_request_hdr(msg, 0);
 
 		h.pkt_idx = idx;
 		h.pkt_cnt = 3;
@@ -561,7 +561,7 @@ static void
 send_part(uint16_t sport, uint64_t id, uint16_t idx, uint16_t cnt)
 {
 	struct tlb_frame_addrs a = client(sport);
-	struct tlb_rpc_hdr h = frame_request_hdr(id, 1000);
+	struct tlb_rpc_hdr h = tlb_request_hdr(id, 1000);
 	uint8_t f[256];
 	size_t len;
 
@@ -739,7 +739,7 @@ test_pass_through_untouched(void **state)
 	/* UDP to another port is not ours either. */
 	struct tlb_frame_addrs a = client(34000);
 	a.key.dst_port = 53;
-	struct tlb_rpc_hdr h = frame_request_hdr(1, 0);
+	struct tlb_rpc_hdr h = tlb_request_hdr(1, 0);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
 	inject(up.rx[0], f, len);
 	pump();
@@ -767,7 +767,7 @@ test_malformed_counted(void **state)
 {
 	uint8_t f[256];
 	struct tlb_frame_addrs a = client(35000);
-	struct tlb_rpc_hdr h = frame_request_hdr(1, 0);
+	struct tlb_rpc_hdr h = tlb_request_hdr(1, 0);
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
 	size_t rpc = len - 4 - TLB_RPC_HDR_LEN;
 	uint8_t bad[256];

@@ -27,6 +27,8 @@
 
 #include "turbolb/credit_ring.h"
 
+#define SHM_NAME_TAG "cr"
+#include "shm_name.h"
 #include "valgrind_skip.h"
 
 #define HDR_BYTES 64u
@@ -35,28 +37,6 @@
 /* Byte offsets within a slot, from the layout in credit_ring.h. */
 #define OFF_PROD 0u
 #define OFF_CONS 64u
-
-static unsigned int name_seq;
-static char last_name[64];
-
-static void
-make_name(char *buf, size_t len)
-{
-	snprintf(buf, len, "/tlbtest-%d-%u", (int)getpid(), name_seq++);
-	strlcpy(last_name, buf, sizeof(last_name));
-}
-
-/* A failed assertion skips a test's own cleanup: never leave its region
- * behind in /dev/shm. */
-static int
-unlink_last(void **state)
-{
-	(void)state;
-	if (last_name[0] != '\0')
-		shm_unlink(last_name);
-	last_name[0] = '\0';
-	return 0;
-}
 
 static struct tlb_credit
 rec_for(uint64_t seq)
@@ -69,22 +49,6 @@ rec_for(uint64_t seq)
 	c.service_ns = seq ^ 0x5555u;
 	c.host_ts_ns = seq;
 	return c;
-}
-
-static struct tlb_cr *
-create_ok(const char *name, uint32_t n_cores, uint32_t ring_size)
-{
-	struct tlb_cr *cr = NULL;
-	char err[256] = "";
-	int rc;
-
-	rc = tlb_cr_create(name, n_cores, ring_size, 0600, &cr, err,
-			   sizeof(err));
-	if (rc != 0)
-		print_error("create %s: %s\n", name, err);
-	assert_int_equal(rc, 0);
-	assert_non_null(cr);
-	return cr;
 }
 
 static struct tlb_cr *
@@ -191,11 +155,10 @@ test_create_attach_round_trip(void **state)
 {
 	struct tlb_credit in[3], out[8];
 	struct tlb_cr *nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 4, 64);
+	nic = nic_create(4, 64);
 	assert_int_equal(tlb_cr_n_cores(nic), 4);
 	assert_int_equal(tlb_cr_ring_size(nic), 64);
 	assert_int_equal(tlb_cr_host_epoch(nic), 0);
@@ -235,11 +198,10 @@ test_full_ring_and_drain_bound(void **state)
 {
 	struct tlb_credit in[40], out[40];
 	struct tlb_cr *nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 1, 16);
+	nic = nic_create(1, 16);
 	host = attach_ok(name);
 	for (unsigned int i = 0; i < 40; i++)
 		in[i] = rec_for(i);
@@ -275,11 +237,10 @@ test_wrap_around(void **state)
 	struct tlb_credit in[16], out[16];
 	uint64_t next_post = 0, next_drain = 0;
 	struct tlb_cr *nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	host = attach_ok(name);
 
 	for (unsigned int iter = 0; iter < 20000; iter++) {
@@ -327,12 +288,11 @@ test_counter_wrap(void **state)
 	uint64_t seq_in = 0, seq_out = 0;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	raw = raw_map(name, &len);
 	*slot_word(raw, 16, 1, OFF_PROD) = UINT32_MAX - 20;
 	*slot_word(raw, 16, 1, OFF_CONS) = UINT32_MAX - 20;
@@ -372,12 +332,11 @@ test_corrupt_positions(void **state)
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	host = attach_ok(name);
 	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
 	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
@@ -438,12 +397,11 @@ test_consumer_position_private(void **state)
 	uint32_t core = 0;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 1, 16);
+	nic = nic_create(1, 16);
 	host = attach_ok(name);
 	raw = raw_map(name, &len);
 	assert_int_equal(tlb_cr_post(host, 0, in, 3), 3);
@@ -471,12 +429,11 @@ test_bad_record(void **state)
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	host = attach_ok(name);
 	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
 	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
@@ -558,14 +515,14 @@ test_truncate_caught(void **state)
 	uint32_t cores[4] = {0, 1, 2, 3};
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host, *host2;
-	char name[64], err[256];
+	const char *name = cur_name;
+	char err[256];
 	uint64_t epoch;
 	size_t len;
 
 	(void)state;
 	skip_under_valgrind();
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 4, 16);
+	nic = nic_create(4, 16);
 	len = tlb_cr_region_size(4, 16);
 	host = attach_ok(name);
 	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
@@ -632,14 +589,13 @@ test_resize_and_header(void **state)
 	struct tlb_cr_faults f;
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len, rlen;
 	uint32_t magic;
 
 	(void)state;
 	skip_under_valgrind();
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	len = tlb_cr_region_size(2, 16);
 	host = attach_ok(name);
 	assert_int_equal(tlb_cr_check(nic, NULL, NULL), 0);
@@ -697,13 +653,12 @@ test_resize_and_header(void **state)
 static void
 test_foreign_sigbus_kills(void **state)
 {
-	char name[64];
+	const char *name = cur_name;
 	pid_t pid;
 	int st;
 
 	(void)state;
 	skip_under_valgrind();
-	make_name(name, sizeof(name));
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -853,11 +808,10 @@ static void
 test_threads_two_mappings(void **state)
 {
 	struct tlb_cr *nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, PC_RING);
+	nic = nic_create(2, PC_RING);
 	host = attach_ok(name);
 	run_pc(host, nic, 1,
 	       env_count("TLB_CR_TEST_CREDITS", 10u * 1000 * 1000),
@@ -872,11 +826,9 @@ static void
 test_threads_one_mapping(void **state)
 {
 	struct tlb_cr *nic;
-	char name[64];
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 1, 64);
+	nic = nic_create(1, 64);
 	run_pc(nic, nic, 0,
 	       env_count("TLB_CR_TEST_CREDITS_ONE", 2u * 1000 * 1000),
 	       "one mapping");
@@ -889,11 +841,10 @@ test_host_restart(void **state)
 	struct tlb_credit in[3], out[8];
 	uint64_t e1, e2, e3;
 	struct tlb_cr *nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 16);
+	nic = nic_create(2, 16);
 	assert_int_equal(tlb_cr_host_epoch(nic), 0);
 
 	host = attach_ok(name);
@@ -971,12 +922,11 @@ test_attach_bad_regions(void **state)
 	struct tlb_cr_header *h;
 	struct tlb_cr *nic;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len, size;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 2, 32);
+	nic = nic_create(2, 32);
 	size = tlb_cr_region_size(2, 32);
 	raw = raw_map(name, &len);
 	h = (struct tlb_cr_header *)raw;
@@ -1033,11 +983,10 @@ static void
 test_attach_closed(void **state)
 {
 	struct tlb_cr *nic;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 1, 16);
+	nic = nic_create(1, 16);
 	tlb_cr_destroy(nic, false);
 	assert_true(name_exists(name));
 	expect_attach_fails(name, "closed");
@@ -1047,10 +996,9 @@ test_attach_closed(void **state)
 static void
 test_attach_nonexistent(void **state)
 {
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
 	expect_attach_fails(name, strerror(ENOENT));
 	expect_attach_fails("/tlbtest/sub", "name");
 	expect_attach_fails("nolead", "name");
@@ -1077,11 +1025,11 @@ expect_create_fails(const char *name, uint32_t n_cores, uint32_t ring_size,
 static void
 test_create_bad_args(void **state)
 {
-	char name[64], longname[TLB_CR_NAME_MAX + 8];
+	const char *name = cur_name;
+	char longname[TLB_CR_NAME_MAX + 8];
 	char err[256] = "";
 
 	(void)state;
-	make_name(name, sizeof(name));
 	expect_create_fails(name, 0, 16, 0600, "n_cores 0");
 	expect_create_fails(name, TLB_CR_MAX_CORES + 1, 16, 0600,
 			    "n_cores 257");
@@ -1127,12 +1075,11 @@ test_file_mode(void **state)
 {
 	struct tlb_cr *nic;
 	mode_t old;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
 	old = umask(0);
-	nic = create_ok(name, 1, 16);
+	nic = nic_create(1, 16);
 	assert_int_equal(shm_mode(name), 0600);
 	tlb_cr_destroy(nic, true);
 
@@ -1146,7 +1093,7 @@ test_file_mode(void **state)
 	umask(0);
 	assert_int_equal(tlb_cr_create(name, 1, 16, 0666, &nic, NULL, 0), 0);
 	tlb_cr_destroy(nic, false);
-	nic = create_ok(name, 1, 16);
+	nic = nic_create(1, 16);
 	assert_int_equal(shm_mode(name), 0600);
 	tlb_cr_destroy(nic, true);
 	umask(old);
@@ -1157,12 +1104,11 @@ test_state_heartbeat_doorbell(void **state)
 {
 	struct tlb_cr *nic, *host;
 	uint8_t *raw;
-	char name[64];
+	const char *name = cur_name;
 	size_t len;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	nic = create_ok(name, 3, 16);
+	nic = nic_create(3, 16);
 	host = attach_ok(name);
 
 	tlb_cr_set_state(host, 2, TLB_RUN_RUNNING);
@@ -1207,12 +1153,11 @@ static void
 test_destroy_keeps_newer_region(void **state)
 {
 	struct tlb_cr *old_nic, *new_nic, *host;
-	char name[64];
+	const char *name = cur_name;
 
 	(void)state;
-	make_name(name, sizeof(name));
-	old_nic = create_ok(name, 1, 16);
-	new_nic = create_ok(name, 1, 16);
+	old_nic = nic_create(1, 16);
+	new_nic = nic_create(1, 16);
 	tlb_cr_destroy(old_nic, true);
 	assert_true(name_exists(name));
 	host = attach_ok(name);
@@ -1322,7 +1267,7 @@ test_validate_garbage(void **state)
 	free(buf);
 }
 
-#define TEST(f) cmocka_unit_test_teardown(f, unlink_last)
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup_name, unlink_name)
 
 int
 main(void)

@@ -1443,6 +1443,43 @@ mk_v4_multi_padded(uint8_t *f)
 	return n + 20;
 }
 
+/* The request the datapath tests and turbolb-bench build parses back as
+ * a single-packet request, with the hint flag only when a hint is given. */
+static void
+test_request_builders(void **state)
+{
+	struct tlb_parse_opts o = std_opts();
+	struct tlb_frame_addrs a =
+		tlb_frame_addrs_v4(cli_v4, srv_v4, 40000, SRV_PORT);
+	uint8_t buf[FRAME_MAX];
+	struct tlb_parsed p;
+	struct tlb_rpc_hdr h;
+	size_t n;
+
+	(void)state;
+	assert_memory_equal(a.src_mac, "\x02\x00\x00\x00\x00\x01", 6);
+	assert_memory_equal(a.dst_mac, "\x02\x00\x00\x00\x00\x02", 6);
+	assert_false(a.has_vlan);
+	for (uint32_t hint = 0; hint <= 5000; hint += 5000) {
+		h = tlb_request_hdr(77, hint);
+		n = tlb_build_frame(buf, sizeof(buf), &a, &h, "ab", 2);
+		assert_true(n > 0);
+		assert_int_equal(parse_exact(buf, n, &o, &p), TLB_PARSE_OK);
+		assert_int_equal(p.cls, TLB_FRAME_REQUEST);
+		assert_int_equal(p.hdr.req_id, 77);
+		assert_int_equal(p.hdr.pkt_idx, 0);
+		assert_int_equal(p.hdr.pkt_cnt, 1);
+		assert_int_equal(p.hdr.payload_len, 2);
+		assert_int_equal(p.hdr.flags, hint != 0 ? TLB_RPC_F_HINT : 0);
+		assert_int_equal(p.hdr.svc_hint_ns, hint);
+		assert_int_equal(p.key.ip_version, 4);
+		assert_memory_equal(p.key.src_addr, cli_v4, 4);
+		assert_memory_equal(p.key.dst_addr, srv_v4, 4);
+		assert_int_equal(p.key.src_port, 40000);
+		assert_int_equal(p.key.dst_port, SRV_PORT);
+	}
+}
+
 static void
 test_make_response(void **state)
 {
@@ -1796,6 +1833,7 @@ main(void)
 		cmocka_unit_test(test_classify_bad_port_count),
 		cmocka_unit_test(test_ext_and_options_request),
 		cmocka_unit_test(test_trailing_padding),
+		cmocka_unit_test(test_request_builders),
 		cmocka_unit_test(test_make_response),
 		cmocka_unit_test(test_make_response_errors),
 		cmocka_unit_test(test_set_work_ns),

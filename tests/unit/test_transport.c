@@ -17,20 +17,9 @@
 
 #include "turbolb/transport.h"
 
+#define SHM_NAME_TAG "xport"
+#include "shm_name.h"
 #include "valgrind_skip.h"
-
-static char ring_name[64];
-
-static int
-setup_name(void **state)
-{
-	static unsigned int seq;
-
-	(void)state;
-	snprintf(ring_name, sizeof(ring_name), "/tlb-xport-%d-%u", getpid(),
-		 seq++);
-	return 0;
-}
 
 static void
 test_shm_round_trip(void **state)
@@ -47,7 +36,7 @@ test_shm_round_trip(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(tlb_transport_shm_create(ring_name, 4, 16, 0600,
+	assert_int_equal(tlb_transport_shm_create(cur_name, 4, 16, 0600,
 						  (gid_t)-1, &t, err,
 						  sizeof(err)),
 			 0);
@@ -60,7 +49,7 @@ test_shm_round_trip(void **state)
 
 	/* A host attaches: new epoch, its run state and credits come
 	 * through, each core's on its own. */
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), 0);
 	uint64_t epoch = tlb_transport_host_epoch(t);
 	assert_int_not_equal(epoch, 0);
 	tlb_cr_set_state(host, 2, TLB_RUN_RUNNING);
@@ -94,7 +83,7 @@ test_shm_round_trip(void **state)
 	tlb_transport_close(t);
 	assert_true(tlb_cr_closed(host));
 	tlb_cr_detach(host);
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), -1);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), -1);
 }
 
 /* The dispatcher's once-a-poll drain: for the cores asked, in the order
@@ -111,11 +100,11 @@ test_shm_drain_sums(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(tlb_transport_shm_create(ring_name, 6, 16, 0600,
+	assert_int_equal(tlb_transport_shm_create(cur_name, 6, 16, 0600,
 						  (gid_t)-1, &t, err,
 						  sizeof(err)),
 			 0);
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), 0);
 	assert_int_equal(tlb_transport_drain_sums(t, cores, 6, 8, sum), 0);
 	for (unsigned int j = 0; j < 5; j++)
 		rec[j] = (struct tlb_credit){.completions = j + 1,
@@ -178,11 +167,11 @@ test_shm_faults(void **state)
 
 	(void)state;
 	skip_under_valgrind();
-	assert_int_equal(tlb_transport_shm_create(ring_name, 3, 16, 0600,
+	assert_int_equal(tlb_transport_shm_create(cur_name, 3, 16, 0600,
 						  (gid_t)-1, &t, err,
 						  sizeof(err)),
 			 0);
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), 0);
 	for (uint32_t c = 0; c < 3; c++)
 		tlb_cr_set_state(host, c, TLB_RUN_RUNNING);
 	assert_int_equal(tlb_transport_check(t, count_log, NULL), 0);
@@ -190,7 +179,7 @@ test_shm_faults(void **state)
 
 	/* An impossible position on core 1 (its prod_head, from the layout
 	 * in credit_ring.h). */
-	fd = shm_open(ring_name, O_RDWR, 0);
+	fd = shm_open(cur_name, O_RDWR, 0);
 	assert_true(fd >= 0);
 	prod = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(prod != MAP_FAILED);
@@ -228,7 +217,7 @@ test_shm_faults(void **state)
 
 	/* A host attaches to the repaired ring: ring credits again. */
 	tlb_cr_detach(host);
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), 0);
 	assert_int_equal(tlb_transport_check(t, count_log, NULL), 1);
 	tlb_transport_faults(t, &f);
 	assert_int_equal(f.fallback_cores, 0);
@@ -252,14 +241,12 @@ test_shm_wrap_leaves_ring(void **state)
 	char err[256];
 
 	(void)state;
-	assert_int_equal(
-		tlb_cr_create(ring_name, 2, 16, 0600, &nic, err, sizeof(err)),
-		0);
+	nic = nic_create(2, 16);
 	assert_int_equal(tlb_transport_shm_wrap(nic, &t, err, sizeof(err)), 0);
 	assert_int_equal(t->n_cores, 2);
 	tlb_transport_close(t);
 	/* Still there and open: the caller owns it. */
-	assert_int_equal(tlb_cr_attach(ring_name, &host, err, sizeof(err)), 0);
+	assert_int_equal(tlb_cr_attach(cur_name, &host, err, sizeof(err)), 0);
 	assert_false(tlb_cr_closed(host));
 	tlb_cr_detach(host);
 	tlb_cr_destroy(nic, true);
@@ -273,7 +260,7 @@ test_shm_create_error(void **state)
 
 	(void)state;
 	/* ring_size must be a power of two */
-	assert_int_equal(tlb_transport_shm_create(ring_name, 2, 100, 0600,
+	assert_int_equal(tlb_transport_shm_create(cur_name, 2, 100, 0600,
 						  (gid_t)-1, &t, err,
 						  sizeof(err)),
 			 -1);
@@ -326,11 +313,16 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup(test_shm_round_trip, setup_name),
-		cmocka_unit_test_setup(test_shm_drain_sums, setup_name),
-		cmocka_unit_test_setup(test_shm_faults, setup_name),
-		cmocka_unit_test_setup(test_shm_wrap_leaves_ring, setup_name),
-		cmocka_unit_test_setup(test_shm_create_error, setup_name),
+		cmocka_unit_test_setup_teardown(test_shm_round_trip, setup_name,
+						unlink_name),
+		cmocka_unit_test_setup_teardown(test_shm_drain_sums, setup_name,
+						unlink_name),
+		cmocka_unit_test_setup_teardown(test_shm_faults, setup_name,
+						unlink_name),
+		cmocka_unit_test_setup_teardown(test_shm_wrap_leaves_ring,
+						setup_name, unlink_name),
+		cmocka_unit_test_setup_teardown(test_shm_create_error,
+						setup_name, unlink_name),
 		cmocka_unit_test(test_none),
 	};
 

@@ -69,78 +69,18 @@ host:
   credit_ring: $ring
 YAML
 
-cat > "$run/tel.py" <<'PY'
-# SPDX-License-Identifier: BSD-3-Clause
-# tel.py PREFIX wait-rx N | stats: one telemetry socket, bounded polls.
-import json, os, socket, sys, time
-d = '/var/run' if os.getuid() == 0 else os.environ.get('XDG_RUNTIME_DIR', '/tmp')
-path = os.path.join(d, 'dpdk', sys.argv[1], 'dpdk_telemetry.v2')
-def query(cmd):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    s.settimeout(10)
-    s.connect(path)
-    s.recv(65536)
-    s.send(cmd.encode())
-    v = json.loads(s.recv(1 << 20).decode())[cmd]
-    s.close()
-    return v
-if sys.argv[2] == 'wait-rx':
-    n, last = int(sys.argv[3]), None
-    for _ in range(600):
-        try:
-            last = query('/turbolb/stats')['rx_uplink']
-            if last >= n:
-                # Settled: the next poll sees the same (nothing more comes).
-                time.sleep(0.5)
-                print(query('/turbolb/stats')['rx_uplink'])
-                sys.exit(0)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        time.sleep(0.1)
-    print(last)
-    sys.exit(1)
-print(json.dumps(query('/turbolb/stats')))
-PY
-
 mkdir -p "$run/daemon"
 ulimit -c unlimited 2>/dev/null || true
 (cd "$run/daemon" && exec "$TLBD" -c "$run/turbolbd.yaml") > "$run/turbolbd.log" 2>&1 &
 dpid=$!
-got=$(python3 "$run/tel.py" "$prefix" wait-rx "$frames")
+got=$(python3 "$here/replay_check.py" wait-rx "$prefix" "$frames")
 check "daemon read every frame once (rx_uplink $got of $frames)" [ "$got" = "$frames" ]
 check "daemon alive after the replay" kill -0 "$dpid"
-python3 "$run/tel.py" "$prefix" stats > "$run/stats.json"
+python3 "$here/replay_check.py" stats "$prefix" > "$run/stats.json"
 check "telemetry answers after the replay" [ -s "$run/stats.json" ]
 
 check "every frame counted exactly once, under its expected reason" \
-	python3 - "$run/expected.json" "$run/stats.json" <<'PY'
-import json, sys
-exp = json.load(open(sys.argv[1]))
-s = json.load(open(sys.argv[2]))
-want = exp['counters']
-ok = True
-# Every counter a frame can land in, the expected ones and all others.
-keys = set(want) | {k for k in s if k.startswith('drop_') and k != 'drops'} | \
-    {'steered', 'pass_up'}
-total = 0
-for k in sorted(keys):
-    w, g = want.get(k, 0), s.get(k)
-    total += g or 0
-    if g != w:
-        print('    %-28s expected %d, daemon %s' % (k, w, g), file=sys.stderr)
-        ok = False
-    elif w:
-        print('    %-28s %d' % (k, g))
-if total != exp['frames'] or s['rx_uplink'] != exp['frames']:
-    print('    %d frames, %d received, %d counted' %
-          (exp['frames'], s['rx_uplink'], total), file=sys.stderr)
-    ok = False
-if s['messages'] + s['affinity_hits'] != s['steered']:
-    print('    messages %d + affinity_hits %d != steered %d' %
-          (s['messages'], s['affinity_hits'], s['steered']), file=sys.stderr)
-    ok = False
-sys.exit(0 if ok else 1)
-PY
+	python3 "$here/replay_check.py" counters "$run/expected.json" "$run/stats.json"
 
 kill -INT "$dpid"
 for _ in $(seq 300); do kill -0 "$dpid" 2>/dev/null || break; sleep 0.1; done
@@ -157,24 +97,7 @@ fi
 
 # What went out: the host core got the requests, the slow path the rest.
 check "frames sent to the host core and the default target are in their pcaps" \
-	python3 - "$run/stats.json" "$run/host.pcap" "$run/slowpath.pcap" <<'PY'
-import json, struct, sys
-def frames(p):
-    n = 0
-    with open(p, 'rb') as f:
-        f.read(24)
-        while True:
-            h = f.read(16)
-            if len(h) < 16:
-                return n
-            f.seek(struct.unpack('<IIII', h)[2], 1)
-            n += 1
-s = json.load(open(sys.argv[1]))
-host, slow = frames(sys.argv[2]), frames(sys.argv[3])
-print('    host.pcap %d frames (steered %d), slowpath.pcap %d (pass_up %d)' %
-      (host, s['steered'], slow, s['pass_up']))
-sys.exit(0 if host == s['steered'] and slow == s['pass_up'] else 1)
-PY
+	python3 "$here/replay_check.py" outputs "$run/stats.json" "$run/host.pcap" "$run/slowpath.pcap"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
