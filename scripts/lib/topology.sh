@@ -44,8 +44,9 @@ topo_init() {
 #   optional (left at turbolbd's defaults unless given): kick=true|false
 #   kick_interval_us= kick_stall_us= (the kick: section), housekeeping_us=
 #   (datapath.housekeeping_us), hold_ns= (datapath.tx_hold_ns),
-#   main_lcore= (eal.main_lcore), transport=shm|none
-#   (host.transport; none: the server runs without --credit-ring)
+#   main_lcore= (eal.main_lcore), transport=shm|none|packet
+#   (host.transport; none: the server runs without --credit-ring; packet:
+#   with --feedback packet, feedback frames on its queues)
 #   port_per_core=true: one memif port per host core (host0.sock ..), the
 #   way BlueField gives one VF representor per core; the server then runs
 #   with --port-per-core. Default: one memif port, a queue per core.
@@ -216,7 +217,11 @@ topo_start_server() {
 	fi
 	# transport none: the daemon reads no host memory, so there is no
 	# ring to report to.
-	[ "${TOPO_TRANSPORT:-shm}" = none ] || opts+=(--credit-ring "$TOPO_RING")
+	case ${TOPO_TRANSPORT:-shm} in
+	none) ;;
+	packet) opts+=(--feedback packet) ;;
+	*) opts+=(--credit-ring "$TOPO_RING") ;;
+	esac
 	${MESON_EXE_WRAPPER:-} "$TLBSRV" --no-huge -m 128 --file-prefix "srv-$TOPO_NAME" --lcores="$lc" \
 		"${ports[@]}" --log-level=lib.*:warning \
 		-- --cores "$n" "${opts[@]}" --idle-sleep-us 20 \

@@ -48,8 +48,8 @@
 
 /* A core of the packet transport that sent nothing for this long sends a
  * frame at its next heartbeat: proof of life, and the totals again should
- * the last frame have been lost. */
-#define HOST_FB_IDLE_NS 1000000u
+ * a frame have been lost on the way. */
+#define HOST_FB_IDLE_NS 100000000u
 
 /* One attached region, or with the packet transport the one attachment
  * there is (cr NULL). Fields after `cr` are set before the attachment is
@@ -81,6 +81,9 @@ struct tlb_host_core {
 	uint64_t pend_svc;
 	/* packet transport: what the next feedback frame says */
 	bool fb_due;     /* a frame is to be sent */
+	/* the state the last frame said: a change makes a frame due, one
+	 * undone before the next frame (a short idle sleep) none */
+	enum tlb_core_run_state fb_state;
 	bool offline;    /* tlb_host_set_offline: for good */
 	uint64_t beats;  /* heartbeat counter */
 	uint64_t fb_ns;  /* when the last frame was built */
@@ -650,8 +653,7 @@ tlb_host_set_running(struct tlb_host_core *c, bool running)
 	if (c->offline)
 		return;
 	if (c->host->packet) {
-		if (core_sync(c) && st != c->state)
-			c->fb_due = true;
+		core_sync(c);
 		c->state = st;
 		return;
 	}
@@ -694,6 +696,13 @@ tlb_host_set_offline(struct tlb_host_core *c)
 		tlb_cr_set_state(c->att->cr, c->core, TLB_RUN_OFFLINE);
 }
 
+void
+tlb_host_feedback_unsent(struct tlb_host_core *c)
+{
+	if (likely(c != NULL))
+		c->fb_due = true;
+}
+
 size_t
 tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 {
@@ -701,7 +710,8 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	uint64_t n;
 
 	if (unlikely(c == NULL) || !c->host->packet || !core_sync(c) ||
-	    likely(!c->fb_due) || len < TLB_HOST_FEEDBACK_LEN)
+	    (likely(!c->fb_due) && c->state == c->fb_state) ||
+	    len < TLB_HOST_FEEDBACK_LEN)
 		return 0;
 	n = c->st.pending;
 	c->tot_completions += n;
@@ -722,6 +732,7 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	m.work_ns = c->tot_work;
 	m.service_ns = c->tot_svc;
 	c->fb_due = false;
+	c->fb_state = c->state;
 	c->fb_ns = mono_ns();
 	return tlb_fb_build(buf, len, NULL, &m);
 }
