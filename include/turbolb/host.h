@@ -115,6 +115,16 @@ TLB_HOST_API struct tlb_host *
 tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 		     char *err, size_t errlen);
 
+/* Packet transport: creates, on this machine, a credit ring `name` in
+ * which the cores publish their threads, run states and heartbeats (no
+ * credits: those go in the frames) for the host's kick agent,
+ * turbolb-kickd, which attaches to it as it would to turbolbd's ring and
+ * takes its doorbells from kick frames (turbolb-kickd --listen). Call it
+ * before the cores' first call; tlb_host_close removes the ring. Returns
+ * 0, or -1 with err filled. */
+TLB_HOST_API int tlb_host_agent_ring(struct tlb_host *h, const char *name,
+				     char *err, size_t errlen);
+
 /* Packet transport, the core's thread: when the core has something to
  * report, writes one feedback frame into buf (room for len bytes, at least
  * TLB_HOST_FEEDBACK_LEN) and returns its length; 0 when there is nothing

@@ -73,6 +73,12 @@ credit_setup(void)
 			SRV_LOG(ERR, "--feedback packet: %s", err);
 			return -1;
 		}
+		if (conf.agent_ring != NULL &&
+		    tlb_host_agent_ring(host, conf.agent_ring, err,
+					sizeof(err)) != 0) {
+			SRV_LOG(ERR, "--agent-ring: %s", err);
+			return -1;
+		}
 		for (uint32_t i = 0; i < conf.n_cores; i++)
 			cores[i].credit = tlb_host_core(host, i);
 		SRV_LOG(INFO,

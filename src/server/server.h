@@ -127,6 +127,7 @@ struct srv_conf {
 	enum srv_mode mode;
 	const char *credit_ring;
 	bool feedback_packet; /* --feedback packet: frames, no ring */
+	const char *agent_ring; /* --agent-ring: for turbolb-kickd */
 	uint32_t idle_sleep_us;
 	uint32_t batch;
 	const char *stats_file;
