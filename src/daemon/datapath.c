@@ -1095,6 +1095,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	    struct tlb_transport *host, char *err, size_t errlen)
 {
 	uint32_t cap;
+	bool kick_wire;
 
 	unsigned int n_dps = cfg->datapath.n_lcores;
 
@@ -1113,11 +1114,12 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	}
 	dp->credits = cfg->host.credits;
 	dp->host = host;
-	/* A transport without a doorbell of its own (packet) kicks over
-	 * the wire, out of the default target. */
-	dp->kick =
-		cfg->kick.enabled && host != NULL &&
-		(tlb_transport_can_kick(host) || cfg->ports.has_default_target);
+	/* The packet transport has no doorbell of its own: the kick goes
+	 * over the wire, out of the default target. */
+	kick_wire = cfg->host.transport == TLB_TRANSPORT_PACKET &&
+		    cfg->ports.has_default_target;
+	dp->kick = cfg->kick.enabled && host != NULL &&
+		   (tlb_transport_can_kick(host) || kick_wire);
 	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
 	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();
@@ -1188,7 +1190,7 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	    port_init(dp, &dp->default_target, &ref, -1,
 		      TLB_DP_drop_default_tx_full, err, errlen) != 0)
 		goto fail;
-	if (dp->kick && !tlb_transport_can_kick(host)) {
+	if (dp->kick && !tlb_transport_can_kick(host) && kick_wire) {
 		struct rte_ether_addr mac;
 
 		dp->kick_pool = rte_mempool_lookup(TLB_MBUF_POOL);
