@@ -76,6 +76,13 @@ static const struct cli_opt opts[] = {
 	 CLI_DEST(conf.stats_file),
 	 .arg = "FILE",
 	 .help = "final JSON counters to FILE instead of stdout"},
+	{.name = "listen",
+	 .kind = CLI_STRING,
+	 CLI_DEST(conf.listen),
+	 .arg = "IFACE",
+	 .help = "take the doorbells from turbolbd's kick frames\n"
+		 "received on IFACE (host.transport: packet); the ring\n"
+		 "still names the threads (turbolb-server --agent-ring)"},
 	{.name = "help", .kind = CLI_HELP, .help = "show this help"},
 	{.kind = CLI_END},
 };

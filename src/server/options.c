@@ -21,6 +21,7 @@ const char *const mode_names[] = {
 };
 
 static const char *const arrival_names[] = {"poll", "sent", NULL};
+static const char *const feedback_names[] = {"ring", "packet", NULL};
 
 /* --batch's default, as the table spells it, is the library's. */
 _Static_assert(TLB_HOST_BATCH_DEFAULT == 16, "--batch: default 16");
@@ -123,6 +124,21 @@ static const struct cli_opt opts[] = {
 	 .arg = "NAME",
 	 .help = "report completions to turbolbd through this\n"
 		 "credit ring"},
+	{.name = "feedback",
+	 .kind = CLI_CHOICE,
+	 CLI_DEST(conf.feedback_packet),
+	 .choices = feedback_names,
+	 .def = "ring",
+	 .arg = "ring|packet",
+	 .help = "packet: report completions as feedback frames on\n"
+		 "each core's queue (turbolbd's host.transport:\n"
+		 "packet) instead of a credit ring"},
+	{.name = "agent-ring",
+	 .kind = CLI_STRING,
+	 CLI_DEST(conf.agent_ring),
+	 .arg = "NAME",
+	 .help = "--feedback packet: publish the cores' threads and\n"
+		 "states in a local ring NAME for turbolb-kickd"},
 	{.name = "batch",
 	 .kind = CLI_UINT,
 	 CLI_DEST(conf.batch),
@@ -225,5 +241,14 @@ parse_args(int argc, char **argv)
 				       "every core unless --port-per-core is "
 				       "given",
 				       conf.n_port_names);
+	if (conf.feedback_packet && conf.credit_ring != NULL)
+		return cli_usage_error(&spec,
+				       "--feedback packet reports by "
+				       "frames: no --credit-ring with it");
+	if (conf.agent_ring != NULL && !conf.feedback_packet)
+		return cli_usage_error(
+			&spec, "--agent-ring goes with --feedback packet "
+			       "(with a credit ring the agent attaches "
+			       "to that one)");
 	return CLI_OK;
 }
