@@ -66,6 +66,11 @@
 	  "not running.")                                                      \
 	X(kicks_stall, COUNTER, "turbolb_kicks_stall_total",                   \
 	  "Doorbells rung: a host core with work and no progress.")            \
+	X(feedback_frames, COUNTER, "turbolb_feedback_frames_total",           \
+	  "Feedback frames taken from the host cores' queues "                 \
+	  "(host.transport: packet).")                                         \
+	X(kick_frames, COUNTER, "turbolb_kick_frames_total",                   \
+	  "Doorbells sent as kick frames out of the default target.")          \
 	X(drop_fifo_full, DROP, "fifo_full",                                   \
 	  "A request to hold, the FIFO full (or no FIFO).")                    \
 	X(drop_no_core, DROP, "no_core", "No eligible host core.")             \
@@ -83,6 +88,19 @@
 	X(drop_continuation, DROP, "continuation",                             \
 	  "A packet of a message whose core left rotation.")                   \
 	X(drop_shutdown, DROP, "shutdown",                                     \
-	  "Still held in the FIFO at shutdown.")
+	  "Still held in the FIFO at shutdown.")                               \
+	X(drop_fb_malformed, DROP, "feedback_malformed",                       \
+	  "A feedback frame that does not parse.")                             \
+	X(drop_fb_wrong_core, DROP, "feedback_wrong_core",                     \
+	  "A feedback frame speaking for another core than its queue's.")      \
+	X(drop_fb_stale, DROP, "feedback_stale",                               \
+	  "A feedback frame of an older host epoch than the newest seen.")     \
+	X(drop_fb_bad_totals, DROP, "feedback_bad_totals",                     \
+	  "A feedback frame whose totals went back or carry impossible "       \
+	  "work: nothing credited.")                                           \
+	X(drop_fb_unexpected, DROP, "feedback_unexpected",                     \
+	  "A feedback frame, the host transport not packet.")                  \
+	X(drop_kick_no_mbuf, DROP, "kick_no_mbuf",                             \
+	  "A kick frame not sent: no mbuf for it.")
 
 #endif /* TURBOLB_DP_COUNTERS_H */

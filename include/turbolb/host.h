@@ -29,6 +29,17 @@
  * belong to requests the old daemon sent, which the new one never counted:
  * they are discarded (and counted as such).
  *
+ * Packet transport (turbolbd's host.transport: packet): where the host
+ * shares no memory with turbolbd (a BlueField's host), tlb_host_open_packet
+ * replaces the ring with feedback frames (feedback.h, docs/protocol.md):
+ * the same calls hold completions, run state and heartbeats, and
+ * tlb_host_feedback writes them, when there is something to say, as one
+ * small frame that the server sends on the core's own queue with its
+ * responses. Batching is the same: a frame once `batch` completions are
+ * held, or at a flush; a state change; and at a heartbeat when the core
+ * sent nothing for a millisecond. There is no region to go stale: a
+ * daemon that restarts takes the next frame of each core as its base.
+ *
  * Scheduler kick: each core's slot also names the thread serving it (pid
  * and tid of the thread that first used the handle, or last called
  * tlb_host_set_running on it), so that turbolb-kickd can make that thread
@@ -54,6 +65,8 @@ extern "C" {
 #define TLB_HOST_BATCH_DEFAULT    16u
 #define TLB_HOST_BATCH_MAX        4096u
 #define TLB_HOST_CHECK_MS_DEFAULT 100u
+/* Bytes a feedback frame takes (tlb_host_feedback). */
+#define TLB_HOST_FEEDBACK_LEN 64u
 
 struct tlb_host;
 struct tlb_host_core;
@@ -94,6 +107,28 @@ TLB_HOST_API struct tlb_host *
 tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 		   char *err, size_t errlen);
 
+/* Reports through feedback frames instead of a credit ring, for n_cores
+ * cores (1..256): see "Packet transport" above. opts may be NULL; its
+ * stale_check_ms is not used. */
+TLB_HOST_API struct tlb_host *
+tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
+		     char *err, size_t errlen);
+
+/* Packet transport, the core's thread: when the core has something to
+ * report, writes one feedback frame into buf (room for len bytes, at least
+ * TLB_HOST_FEEDBACK_LEN) and returns its length; 0 when there is nothing
+ * to send now (and always with a credit ring). Send the frame on the
+ * core's own queue, the one its responses leave by; call it after each
+ * burst of responses and at each idle poll. A frame that does not get out
+ * loses nothing: every frame carries the core's totals. */
+TLB_HOST_API size_t tlb_host_feedback(struct tlb_host_core *c, void *buf,
+				      size_t len);
+
+/* The core stops serving for good (its thread exits): OFFLINE, so that
+ * turbolbd sends it nothing more. With a credit ring tlb_host_close does
+ * it for every core; with feedback frames the core's next frame says it. */
+TLB_HOST_API void tlb_host_set_offline(struct tlb_host_core *c);
+
 /* Posts what the cores still hold (once, if there is room), marks every
  * core OFFLINE, detaches and frees everything, handles included. */
 TLB_HOST_API void tlb_host_close(struct tlb_host *h);
@@ -118,7 +153,8 @@ TLB_HOST_API void tlb_host_complete(struct tlb_host_core *c, uint32_t work_ns,
 
 /* Posts what the core holds now. Returns 0 when nothing is held any more,
  * -EAGAIN when the ring is full (the completions stay held; flush again
- * later), -EINVAL for a NULL handle. */
+ * later), -EINVAL for a NULL handle. Packet transport: the next
+ * tlb_host_feedback frame carries what is held; returns 0. */
 TLB_HOST_API int tlb_host_flush(struct tlb_host_core *c);
 
 /* RUNNING (true: polling or serving) or PARKED (false: about to sleep,

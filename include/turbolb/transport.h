@@ -12,6 +12,11 @@
  *   none  no host memory at all: occupancy comes only from counting the
  *         responses that pass back (host.credits: inband); every core is
  *         taken as running, there is no host epoch and no doorbell.
+ *   packet no shared memory either: each host core sends what the ring
+ *         would carry as feedback frames on its own queue (feedback.h),
+ *         which the dispatcher receiving that queue hands to feed(). The
+ *         doorbell is a kick frame the dispatcher sends itself (out of
+ *         the default target), so the transport has none.
  *
  * On a BlueField the Arm cores do not share memory with the host: a
  * production transport maps the same operations onto DOCA DMA reads of
@@ -47,6 +52,18 @@
 #include <sys/types.h>
 
 #include "turbolb/credit_ring.h"
+
+/* What feed() made of a frame: accepted, or why not (the daemon counts
+ * each reason, include/turbolb/dp_counters.h). */
+enum tlb_feed_result {
+	TLB_FEED_OK = 0,     /* credited, or the base of a new epoch */
+	TLB_FEED_MALFORMED,  /* not a well-formed feedback frame */
+	TLB_FEED_WRONG_CORE, /* speaks for a core not the queue's */
+	TLB_FEED_STALE,      /* an older host epoch than the newest seen */
+	TLB_FEED_BAD_TOTALS, /* totals that went back, or more work than
+			      * the completions can carry: not credited */
+	TLB_FEED_UNEXPECTED, /* this transport takes no frames */
+};
 
 /* What the control thread shows of one host core (telemetry). */
 struct tlb_transport_core_info {
@@ -85,6 +102,10 @@ struct tlb_transport_ops {
 	bool (*fallback)(const void *ctx, uint32_t core);
 	/* NULL: no host credits, nothing to fall back from. */
 	void (*set_inband_fallback)(void *ctx, bool on);
+	/* Takes a feedback frame received on core's queue (the dispatcher
+	 * that owns core). NULL: this transport takes no frames. */
+	enum tlb_feed_result (*feed)(void *ctx, uint32_t core,
+				     const void *frame, size_t len);
 	/* Releases what the transport holds, t itself included. */
 	void (*close)(struct tlb_transport *t);
 };
@@ -113,6 +134,11 @@ int tlb_transport_shm_wrap(struct tlb_cr *cr, struct tlb_transport **out,
 int tlb_transport_none_create(uint32_t n_cores, struct tlb_transport **out,
 			      char *err, size_t errlen);
 
+/* Creates the packet transport for n_cores cores: feedback frames in,
+ * no doorbell (feedback.h). */
+int tlb_transport_packet_create(uint32_t n_cores, struct tlb_transport **out,
+				char *err, size_t errlen);
+
 /* Closes what the implementation opened (the shm transport marks its
  * ring closed for the host and unlinks it) and frees t. NULL: no-op. */
 static inline void
@@ -135,6 +161,16 @@ tlb_transport_drain_sums(struct tlb_transport *t, const uint32_t *core,
 			 struct tlb_credit_sum *out)
 {
 	return t->ops->drain_sums(t->ctx, core, n, max, out);
+}
+
+/* Hands the transport a feedback frame received on core's queue. */
+static inline enum tlb_feed_result
+tlb_transport_feed(struct tlb_transport *t, uint32_t core, const void *frame,
+		   size_t len)
+{
+	if (t->ops->feed == NULL)
+		return TLB_FEED_UNEXPECTED;
+	return t->ops->feed(t->ctx, core, frame, len);
 }
 
 static inline enum tlb_core_run_state

@@ -16,6 +16,7 @@
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
 
+#include "turbolb/feedback.h"
 #include "turbolb/proto_fast.h"
 #include "turbolb/stats.h"
 #include "dp.h"
@@ -233,6 +234,30 @@ fifo_peek(const struct tlb_fifo *f)
 
 /* ---- the scheduler kick ---- */
 
+/* The doorbell of host core i as a kick frame (feedback.h) out of the
+ * default target, where the host's kick agent receives it through the
+ * kernel. It carries the core's doorbell count, so that a lost frame is
+ * made up by the next one. */
+static __rte_noinline void
+kick_frame(struct tlb_dp *dp, uint32_t i)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(dp->kick_pool);
+	/* the shortest Ethernet frame, padded with zeros */
+	const uint16_t len = 60;
+	char *f;
+
+	if (unlikely(m == NULL)) {
+		count(dp, TLB_DP_drop_kick_no_mbuf, 1);
+		return;
+	}
+	f = rte_pktmbuf_append(m, len);
+	memset(f, 0, len);
+	tlb_kick_build(f, len, dp->kick_src_mac, (uint16_t)dp->core_id[i],
+		       ++dp->kick_count[i]);
+	count(dp, TLB_DP_kick_frames, 1);
+	port_send(&dp->default_target, m, 0);
+}
+
 /* Rings host core i's doorbell, at most once per kick interval: its kick
  * agent then makes the core's thread run now. */
 static inline void
@@ -241,7 +266,10 @@ kick(struct tlb_dp *dp, uint32_t i, enum tlb_dp_counter c)
 	if (dp->poll_ns - dp->last_kick_ns[i] < dp->kick_interval_ns)
 		return;
 	dp->last_kick_ns[i] = dp->poll_ns;
-	tlb_transport_doorbell(dp->host, dp->core_id[i]);
+	if (dp->kick_pool != NULL)
+		kick_frame(dp, i);
+	else
+		tlb_transport_doorbell(dp->host, dp->core_id[i]);
 	count(dp, c, 1);
 }
 
@@ -583,6 +611,30 @@ check_server_core(struct tlb_dp *dp, uint32_t core, uint16_t server_core)
 		count(dp, TLB_DP_resp_core_mismatch, 1);
 }
 
+/* A feedback frame from host core core's queue (host.transport:
+ * packet): the transport takes what it says of that core, and the frame
+ * goes no further. */
+static __rte_noinline void
+on_feedback(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
+{
+	static const enum tlb_dp_counter why[] = {
+		[TLB_FEED_OK] = TLB_DP_feedback_frames,
+		[TLB_FEED_MALFORMED] = TLB_DP_drop_fb_malformed,
+		[TLB_FEED_WRONG_CORE] = TLB_DP_drop_fb_wrong_core,
+		[TLB_FEED_STALE] = TLB_DP_drop_fb_stale,
+		[TLB_FEED_BAD_TOTALS] = TLB_DP_drop_fb_bad_totals,
+		[TLB_FEED_UNEXPECTED] = TLB_DP_drop_fb_unexpected,
+	};
+	enum tlb_feed_result r = TLB_FEED_UNEXPECTED;
+
+	if (dp->host != NULL)
+		r = tlb_transport_feed(dp->host, dp->core_id[core],
+				       rte_pktmbuf_mtod(m, const void *),
+				       rte_pktmbuf_data_len(m));
+	count(dp, why[r], 1);
+	rte_pktmbuf_free(m);
+}
+
 static void
 from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 {
@@ -598,6 +650,11 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 		check_server_core(dp, core, rs.server_core);
 		on_response(dp, core, m, true, rs.work_ns, rs.service_ns,
 			    rs.svc_class);
+		return;
+	}
+	if (tlb_fb_is_feedback(rte_pktmbuf_mtod(m, const void *),
+			       rte_pktmbuf_data_len(m))) {
+		on_feedback(dp, core, m);
 		return;
 	}
 	if (!parse_mbuf(dp, m, &p))
@@ -1059,8 +1116,11 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	}
 	dp->credits = cfg->host.credits;
 	dp->host = host;
+	/* A transport without a doorbell of its own (packet) kicks over
+	 * the wire, out of the default target. */
 	dp->kick = cfg->kick.enabled && host != NULL &&
-		   tlb_transport_can_kick(host);
+		   (tlb_transport_can_kick(host) ||
+		    cfg->ports.has_default_target);
 	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
 	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();
@@ -1131,6 +1191,19 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	    port_init(dp, &dp->default_target, &ref, -1,
 		      TLB_DP_drop_default_tx_full, err, errlen) != 0)
 		goto fail;
+	if (dp->kick && !tlb_transport_can_kick(host)) {
+		struct rte_ether_addr mac;
+
+		dp->kick_pool = rte_mempool_lookup(TLB_MBUF_POOL);
+		if (dp->kick_pool == NULL) {
+			snprintf(err, errlen,
+				 "kick over the wire: no mbuf pool %s",
+				 TLB_MBUF_POOL);
+			goto fail;
+		}
+		if (rte_eth_macaddr_get(dp->default_target.port_id, &mac) == 0)
+			memcpy(dp->kick_src_mac, mac.addr_bytes, 6);
+	}
 	dp->last_housekeeping_tsc = rte_rdtsc();
 	return 0;
 fail:

@@ -162,6 +162,12 @@ struct tlb_dp {
 	uint64_t kick_interval_ns;
 	uint64_t kick_stall_ns; /* 0: no stall kicks */
 	uint64_t last_kick_ns[TLB_MAX_CORES];
+	/* The kick over the wire (host.transport: packet): kick frames out
+	 * of the default target, from this pool, each with its core's
+	 * doorbell count. NULL: the transport's doorbell. */
+	struct rte_mempool *kick_pool;
+	uint8_t kick_src_mac[6];
+	uint64_t kick_count[TLB_MAX_CORES];
 
 	/* control: wo, dp: ro */
 	struct tlb_dp_update *update;

@@ -225,11 +225,28 @@ control_loop(struct tlb_transport *host)
 }
 
 /* The host transport the config names: the credit ring in shared memory,
- * or none (occupancy from responses only). */
+ * feedback frames on the host cores' queues (packet), or none (occupancy
+ * from responses only). */
 static int
 open_transport(const struct tlb_config *cfg, struct tlb_transport **out)
 {
 	char err[256];
+
+	if (cfg->host.transport == TLB_TRANSPORT_PACKET) {
+		if (tlb_transport_packet_create(cfg->ports.n_targets, out, err,
+						sizeof(err)) != 0) {
+			TLB_LOG(ERR, main, "%s", err);
+			return -1;
+		}
+		TLB_LOG(INFO, main,
+			"host transport packet: feedback frames on the host "
+			"cores' queues, credits %s%s",
+			tlb_credit_mode_str(cfg->host.credits),
+			cfg->kick.enabled ? ", kick frames out of the default "
+					    "target"
+					  : "");
+		return 0;
+	}
 
 	if (cfg->host.transport == TLB_TRANSPORT_NONE) {
 		if (tlb_transport_none_create(cfg->ports.n_targets, out, err,

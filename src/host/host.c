@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "turbolb/credit_ring.h"
+#include "turbolb/feedback.h"
 #include "turbolb/host.h"
 
 #ifndef likely
@@ -45,11 +46,17 @@
  * starting at that very moment makes us try again, a few times. */
 #define HOST_ATTACH_TRIES 4
 
-/* One attached region. Fields after `cr` are set before the attachment is
+/* A core of the packet transport that sent nothing for this long sends a
+ * frame at its next heartbeat: proof of life, and the totals again should
+ * the last frame have been lost. */
+#define HOST_FB_IDLE_NS 1000000u
+
+/* One attached region, or with the packet transport the one attachment
+ * there is (cr NULL). Fields after `cr` are set before the attachment is
  * published and read-only after; refs, retired and next change under the
  * host's lock. */
 struct host_att {
-	struct tlb_cr *cr;
+	struct tlb_cr *cr; /* NULL: packet transport */
 	uint64_t gen;
 	dev_t dev;
 	ino_t ino;
@@ -72,6 +79,14 @@ struct tlb_host_core {
 	uint32_t tid; /* thread published in the slot (0: none) */
 	uint64_t pend_work;
 	uint64_t pend_svc;
+	/* packet transport: what the next feedback frame says */
+	bool fb_due;     /* a frame is to be sent */
+	bool offline;    /* tlb_host_set_offline: for good */
+	uint64_t beats;  /* heartbeat counter */
+	uint64_t fb_ns;  /* when the last frame was built */
+	uint64_t tot_completions; /* totals as of the last frame */
+	uint64_t tot_work;
+	uint64_t tot_svc;
 	/* core thread: wo (relaxed stores); any thread: ro */
 	struct tlb_host_core_stats st;
 } __attribute__((aligned(HOST_LINE)));
@@ -88,6 +103,7 @@ struct tlb_host {
 	uint64_t next_check_ns; /* atomic: next look at the name */
 	uint64_t check_ns;
 	uint32_t batch;
+	bool packet; /* feedback frames, no credit ring */
 	char name[TLB_CR_NAME_MAX];
 	struct tlb_host_core *cores[TLB_CR_MAX_CORES];
 };
@@ -319,10 +335,12 @@ core_switch(struct tlb_host_core *c)
 				att_free(h, old);
 			}
 		}
-		if (c->slot_ok) {
+		if (c->slot_ok && cur->cr != NULL) {
 			publish_thread(c);
 			tlb_cr_set_state(cur->cr, c->core, c->state);
 			tlb_cr_beat(cur->cr, c->core);
+		} else if (c->slot_ok) {
+			c->fb_due = true;
 		}
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -346,6 +364,11 @@ core_post(struct tlb_host_core *c)
 
 	if (unlikely(!c->slot_ok)) {
 		discard_pending(c);
+		return;
+	}
+	/* Packet transport: the core's next feedback frame carries them. */
+	if (c->host->packet) {
+		c->fb_due = true;
 		return;
 	}
 	/* Only a ring full for billions of completions gets here with more
@@ -449,6 +472,57 @@ tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 	return h;
 }
 
+struct tlb_host *
+tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
+		     char *err, size_t errlen)
+{
+	struct tlb_host_opts o;
+	struct timespec ts;
+	struct tlb_host *h;
+	void *mem;
+
+	pthread_once(&host_atfork_once, host_atfork);
+	tlb_host_opts_init(&o);
+	if (opts != NULL && opts->batch != 0)
+		o.batch = opts->batch;
+	if (o.batch > TLB_HOST_BATCH_MAX) {
+		host_err(err, errlen, "feedback: batch %u out of range 1..%u",
+			 o.batch, TLB_HOST_BATCH_MAX);
+		return NULL;
+	}
+	if (n_cores == 0 || n_cores > TLB_CR_MAX_CORES) {
+		host_err(err, errlen, "feedback: %u cores is not in 1..%u",
+			 n_cores, TLB_CR_MAX_CORES);
+		return NULL;
+	}
+	if (posix_memalign(&mem, HOST_LINE, sizeof(*h)) != 0) {
+		host_err(err, errlen, "feedback: out of memory");
+		return NULL;
+	}
+	h = mem;
+	memset(h, 0, sizeof(*h));
+	h->packet = true;
+	h->batch = o.batch;
+	h->cur = calloc(1, sizeof(*h->cur));
+	if (h->cur == NULL || pthread_mutex_init(&h->lock, NULL) != 0) {
+		host_err(err, errlen, "feedback: out of memory");
+		free(h->cur);
+		free(h);
+		return NULL;
+	}
+	/* Larger at every open, so that the daemon can tell the newest host
+	 * from frames of an older one still on their way. */
+	clock_gettime(CLOCK_REALTIME, &ts);
+	h->cur->host_epoch =
+		(uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (h->cur->host_epoch == 0)
+		h->cur->host_epoch = 1;
+	h->cur->n_cores = n_cores;
+	h->cur->gen = 1;
+	h->gen = 1;
+	return h;
+}
+
 void
 tlb_host_close(struct tlb_host *h)
 {
@@ -472,7 +546,8 @@ tlb_host_close(struct tlb_host *h)
 		next = a->next;
 		att_free(h, a);
 	}
-	tlb_cr_detach(h->cur->cr);
+	if (h->cur->cr != NULL)
+		tlb_cr_detach(h->cur->cr);
 	free(h->cur);
 	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_destroy(&h->lock);
@@ -560,6 +635,8 @@ tlb_host_flush(struct tlb_host_core *c)
 	if (c->st.pending == 0)
 		return 0;
 	core_post(c);
+	if (c->host->packet)
+		return 0;
 	return c->st.pending == 0 ? 0 : -EAGAIN;
 }
 
@@ -568,7 +645,17 @@ tlb_host_set_running(struct tlb_host_core *c, bool running)
 {
 	if (unlikely(c == NULL))
 		return;
-	c->state = running ? TLB_RUN_RUNNING : TLB_RUN_PARKED;
+	enum tlb_core_run_state st = running ? TLB_RUN_RUNNING : TLB_RUN_PARKED;
+
+	if (c->offline)
+		return;
+	if (c->host->packet) {
+		if (core_sync(c) && st != c->state)
+			c->fb_due = true;
+		c->state = st;
+		return;
+	}
+	c->state = st;
 	if (core_sync(c)) {
 		if (unlikely(c->tid != self_tid()))
 			publish_thread(c);
@@ -581,8 +668,62 @@ tlb_host_beat(struct tlb_host_core *c)
 {
 	if (unlikely(c == NULL))
 		return;
-	if (core_sync(c))
-		tlb_cr_beat(c->att->cr, c->core);
+	if (!core_sync(c))
+		return;
+	if (c->host->packet) {
+		c->beats++;
+		if (!c->fb_due && mono_ns() - c->fb_ns >= HOST_FB_IDLE_NS)
+			c->fb_due = true;
+		return;
+	}
+	tlb_cr_beat(c->att->cr, c->core);
+}
+
+void
+tlb_host_set_offline(struct tlb_host_core *c)
+{
+	if (unlikely(c == NULL))
+		return;
+	c->state = TLB_RUN_OFFLINE;
+	c->offline = true;
+	if (!core_sync(c))
+		return;
+	if (c->host->packet)
+		c->fb_due = true;
+	else
+		tlb_cr_set_state(c->att->cr, c->core, TLB_RUN_OFFLINE);
+}
+
+size_t
+tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
+{
+	struct tlb_fb_msg m;
+	uint64_t n;
+
+	if (unlikely(c == NULL) || !c->host->packet || !core_sync(c) ||
+	    likely(!c->fb_due) || len < TLB_HOST_FEEDBACK_LEN)
+		return 0;
+	n = c->st.pending;
+	c->tot_completions += n;
+	c->tot_work += c->pend_work;
+	c->tot_svc += c->pend_svc;
+	c->pend_work = 0;
+	c->pend_svc = 0;
+	stat_set(&c->st.pending, 0);
+	if (n != 0) {
+		stat_add(&c->st.posted, n);
+		stat_add(&c->st.records, 1);
+	}
+	m.core = (uint16_t)c->core;
+	m.state = c->state;
+	m.host_epoch = c->att->host_epoch;
+	m.heartbeat = c->beats;
+	m.completions = c->tot_completions;
+	m.work_ns = c->tot_work;
+	m.service_ns = c->tot_svc;
+	c->fb_due = false;
+	c->fb_ns = mono_ns();
+	return tlb_fb_build(buf, len, NULL, &m);
 }
 
 void
@@ -614,6 +755,10 @@ tlb_host_stale_now(struct tlb_host *h)
 
 	if (h == NULL)
 		return true;
+	/* No region to go away: a daemon that restarts takes the next
+	 * frames of each core as the base of its view. */
+	if (h->packet)
+		return false;
 	pthread_mutex_lock(&h->lock);
 	a = h->cur;
 	stale = tlb_cr_closed(a->cr);
@@ -641,6 +786,8 @@ tlb_host_stale(struct tlb_host *h)
 
 	if (h == NULL)
 		return true;
+	if (h->packet)
+		return false;
 	if (__atomic_load_n(&h->stale, __ATOMIC_ACQUIRE))
 		return true;
 	now = mono_ns();
@@ -664,6 +811,8 @@ tlb_host_reattach(struct tlb_host *h, char *err, size_t errlen)
 		host_err(err, errlen, "credit ring: no host handle");
 		return -1;
 	}
+	if (h->packet)
+		return 0;
 	pthread_mutex_lock(&h->lock);
 	a = att_open(h->name, err, errlen);
 	if (a == NULL) {

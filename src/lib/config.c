@@ -51,6 +51,7 @@ struct cfg_ctx {
 static const struct cfg_enum_name transport_names[] = {
 	{"shm", TLB_TRANSPORT_SHM},
 	{"none", TLB_TRANSPORT_NONE},
+	{"packet", TLB_TRANSPORT_PACKET},
 	{NULL, 0},
 };
 
@@ -795,23 +796,70 @@ removed_tx_flush_us(struct cfg_ctx *ctx, const struct cfg_key *key,
 		  path, TLB_CFG_TX_HOLD_NS);
 }
 
-/* Without host memory there is no ring to read credits from and no
- * doorbell to ring. */
+/* The first host core port that is an mlx5 representor (a BlueField's
+ * Arm side: its host is another machine), or NULL. */
+static const char *
+representor_target(const struct tlb_config *cfg)
+{
+	for (unsigned int i = 0; i < cfg->ports.n_targets; i++)
+		if (strstr(cfg->ports.targets[i].ref.port, "_representor_") !=
+		    NULL)
+			return cfg->ports.targets[i].ref.port;
+	return NULL;
+}
+
+/* Combinations of transport, credits and kick that cannot work: without
+ * host memory there is no ring to read credits from and no doorbell to
+ * ring; shared memory does not reach the host of representor ports; the
+ * kick over the wire leaves by the default target. */
 static void
 check_transport(struct cfg_ctx *ctx)
 {
 	const struct tlb_config *cfg = ctx->cfg;
+	const yaml_node_t *node = cfg_node_of(ctx, &cfg->host.transport);
+	const char *rep;
 
-	if (cfg->host.transport != TLB_TRANSPORT_NONE)
-		return;
-	if (cfg->host.credits == TLB_CREDITS_RING)
-		cfg_error(ctx, cfg_node_of(ctx, &cfg->host.transport),
-			  "host.transport: none has no credit ring; set "
-			  "host.credits: inband");
-	if (cfg->kick.enabled)
-		cfg_error(ctx, cfg_node_of(ctx, &cfg->host.transport),
-			  "host.transport: none has no doorbell; the kick "
-			  "(kick.enabled) needs host.transport: shm");
+	switch (cfg->host.transport) {
+	case TLB_TRANSPORT_NONE:
+		if (cfg->host.credits == TLB_CREDITS_RING)
+			cfg_error(ctx, node,
+				  "host.transport: none has no credit ring; "
+				  "set host.credits: inband, or use "
+				  "host.transport: packet");
+		if (cfg->kick.enabled)
+			cfg_error(ctx, node,
+				  "host.transport: none has no doorbell; the "
+				  "kick (kick.enabled) needs host.transport: "
+				  "shm or packet");
+		break;
+	case TLB_TRANSPORT_SHM:
+		rep = representor_target(cfg);
+		if (rep == NULL)
+			break;
+		if (cfg->host.credits == TLB_CREDITS_RING || cfg->kick.enabled)
+			cfg_error(ctx, node,
+				  "host.transport: shm (the default) needs the "
+				  "host to share memory with turbolbd, and "
+				  "host core port '%s' is an mlx5 representor: "
+				  "its host is another machine, which cannot "
+				  "open the credit ring, so %s; use "
+				  "host.transport: packet",
+				  rep,
+				  cfg->host.credits == TLB_CREDITS_RING
+					  ? "with host.credits: ring every "
+					    "core would stay offline and every "
+					    "request be dropped"
+					  : "no doorbell would reach it");
+		break;
+	case TLB_TRANSPORT_PACKET:
+		if (cfg->kick.enabled && !cfg->ports.has_default_target)
+			cfg_error(ctx, node,
+				  "host.transport: packet rings the doorbell "
+				  "with a frame out of the default target; the "
+				  "kick (kick.enabled) needs "
+				  "ports.default_target");
+		break;
+	}
 }
 
 /* The EAL's main lcore runs control work; a datapath loop there would

@@ -856,8 +856,49 @@ test_summary_and_names(void **state)
 	assert_non_null(strstr(msgs, "t.yaml:5:14: "));
 	tlb_config_free(&cfg);
 	free(msgs);
+	/* Feedback frames: ring credits and the kick work, the kick with a
+	 * default target to send its frames out of. */
+	assert_int_equal(load_text(BASE "host:\n  transport: packet\n",
+				   &cfg, &msgs),
+			 0);
+	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_PACKET);
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(BASE "host:\n  transport: packet\n"
+					"kick: { enabled: true }\n",
+				   &cfg, &msgs),
+			 1);
+	assert_non_null(strstr(msgs, "t.yaml:5:14: host.transport: packet "
+				     "rings the doorbell"));
+	tlb_config_free(&cfg);
+	free(msgs);
+	/* Shared memory does not reach the host of representor ports. */
+#define REP_BASE                                                               \
+	"ports:\n"                                                             \
+	"  uplink: { port: p0 }\n"                                             \
+	"  targets: [ { core: 0, port: 0000:03:00.0_representor_vf0 } ]\n"
+	assert_int_equal(load_text(REP_BASE, &cfg, &msgs), 1);
+	assert_non_null(strstr(msgs, "host.transport: shm (the default)"));
+	assert_non_null(strstr(msgs, "'0000:03:00.0_representor_vf0' is an "
+				     "mlx5 representor"));
+	assert_non_null(strstr(msgs, "use host.transport: packet"));
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(REP_BASE "host:\n  transport: packet\n",
+				   &cfg, &msgs),
+			 0);
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(REP_BASE "host:\n  credits: inband\n",
+				   &cfg, &msgs),
+			 0);
+	tlb_config_free(&cfg);
+	free(msgs);
+#undef REP_BASE
 	assert_string_equal(tlb_transport_kind_str(TLB_TRANSPORT_SHM), "shm");
 	assert_string_equal(tlb_transport_kind_str(TLB_TRANSPORT_NONE), "none");
+	assert_string_equal(tlb_transport_kind_str(TLB_TRANSPORT_PACKET),
+			    "packet");
 
 	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_RING), "ring");
 	assert_string_equal(tlb_credit_mode_str(TLB_CREDITS_INBAND), "inband");
