@@ -166,7 +166,8 @@ test_bluefield_config(void **state)
 	}
 	assert_string_equal(cfg.policy.name, "jlq");
 	assert_true(cfg.policy.params.prefer_running);
-	assert_string_equal(cfg.host.group, "turbolb");
+	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_PACKET);
+	assert_int_equal(cfg.host.credits, TLB_CREDITS_RING);
 	tlb_config_free(&cfg);
 }
 
