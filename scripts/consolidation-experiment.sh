@@ -10,6 +10,9 @@
 #   nokick       kick disabled, no agent (the baseline)
 #   kick         kick enabled, turbolb-kickd boosting kicked threads
 #   kick_prefer  kick, and policy.prefer_running
+#   kick_wire    kick over the wire: host.transport packet (feedback
+#                frames), each doorbell a kick frame out of a net_tap
+#                default target, turbolb-kickd --listen on that interface
 #   prefer_only  no kick; the agent only publishes which threads are off
 #                their CPU (--watch-only), policy.prefer_running steers
 #
@@ -102,9 +105,11 @@ kick_counters() {
 # run_point THREADS VARIANT REP
 run_point() {
 	local n=$1 v=$2 rep=$3 kick=false prefer=false agent= lc="0@0" i
+	local wire=()
 	case $v in
 	nokick) ;;
 	kick) kick=true agent=boost ;;
+	kick_wire) kick=true agent=boost wire=(transport=packet default_tap="tlbc$$") ;;
 	kick_prefer) kick=true prefer=true agent=boost ;;
 	prefer_only) prefer=true agent=watch ;;
 	*) echo "unknown variant $v" >&2; return 1 ;;
@@ -117,11 +122,19 @@ run_point() {
 	# every 20 us (the housekeeping period).
 	topo_config cores="$n" policy=jsq credits=ring lcores=0 main_lcore=1 \
 		housekeeping_us=20 idle_us=20 kick=$kick kick_stall_us=50 \
-		prefer_running=$prefer
+		prefer_running=$prefer "${wire[@]}"
 	export TOPO_SRV_LCORES=$lc
 	topo_start_daemon
 	[ "$PRIO" != 1 ] || daemon_fifo > /dev/null
 	local kargs=(--credit-ring "$TOPO_RING" --stats "$TOPO_RUN/kickd.json")
+	local sargs=()
+	if [ ${#wire[@]} -ne 0 ]; then
+		# The threads in a ring the server makes for the agent; the
+		# doorbells as kick frames on the tap interface.
+		kargs=(--credit-ring "$TOPO_RING-agent" --listen "tlbc$$"
+			--stats "$TOPO_RUN/kickd.json")
+		sargs=(--agent-ring "$TOPO_RING-agent")
+	fi
 	[ "$PRIO" != 1 ] || kargs+=(--self-priority 20)
 	[ "$agent" != watch ] || kargs+=(--watch-only)
 	local kpid=
@@ -130,7 +143,7 @@ run_point() {
 		kpid=$!
 		TOPO_PIDS+=("$kpid")
 	fi
-	topo_start_server --idle-sleep-us 0
+	topo_start_server --idle-sleep-us 0 "${sargs[@]}"
 	topo_loadgen "$TOPO_RUN/loadgen.json" --rate "$RATE" --duration "$DURATION" \
 		--warmup 0.5 --dist "$DIST" --flows 64 --timeout-ms 1000 || true
 	local ks kst

@@ -66,7 +66,10 @@
 #define TLB_KICK_FRAME_LEN 32u
 /* Locally administered, never a station's: the NIC side takes every
  * feedback frame of a host core's queue whatever its destination. */
-#define TLB_FB_DST_MAC {0x02, 0x74, 0x6c, 0x62, 0x66, 0x62}
+#define TLB_FB_DST_MAC                                                         \
+	{                                                                      \
+		0x02, 0x74, 0x6c, 0x62, 0x66, 0x62                             \
+	}
 
 /* What a feedback frame says of one core. */
 struct tlb_fb_msg {

@@ -36,8 +36,9 @@
  * tlb_host_feedback writes them, when there is something to say, as one
  * small frame that the server sends on the core's own queue with its
  * responses. Batching is the same: a frame once `batch` completions are
- * held, or at a flush; a state change; and at a heartbeat when the core
- * sent nothing for a millisecond. There is no region to go stale: a
+ * held, or at a flush; a state change that lasts until the next call; a
+ * frame that could not be sent (tlb_host_feedback_unsent); and at a
+ * heartbeat when the core sent nothing for 100 ms. There is no region to go stale: a
  * daemon that restarts takes the next frame of each core as its base.
  *
  * Scheduler kick: each core's slot also names the thread serving it (pid
@@ -114,6 +115,16 @@ TLB_HOST_API struct tlb_host *
 tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 		     char *err, size_t errlen);
 
+/* Packet transport: creates, on this machine, a credit ring `name` in
+ * which the cores publish their threads, run states and heartbeats (no
+ * credits: those go in the frames) for the host's kick agent,
+ * turbolb-kickd, which attaches to it as it would to turbolbd's ring and
+ * takes its doorbells from kick frames (turbolb-kickd --listen). Call it
+ * before the cores' first call; tlb_host_close removes the ring. Returns
+ * 0, or -1 with err filled. */
+TLB_HOST_API int tlb_host_agent_ring(struct tlb_host *h, const char *name,
+				     char *err, size_t errlen);
+
 /* Packet transport, the core's thread: when the core has something to
  * report, writes one feedback frame into buf (room for len bytes, at least
  * TLB_HOST_FEEDBACK_LEN) and returns its length; 0 when there is nothing
@@ -123,6 +134,11 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
  * loses nothing: every frame carries the core's totals. */
 TLB_HOST_API size_t tlb_host_feedback(struct tlb_host_core *c, void *buf,
 				      size_t len);
+
+/* The frame tlb_host_feedback wrote last could not be sent (a full TX
+ * queue, no buffer): the core's next call writes one again, with the
+ * same totals or newer. */
+TLB_HOST_API void tlb_host_feedback_unsent(struct tlb_host_core *c);
 
 /* The core stops serving for good (its thread exits): OFFLINE, so that
  * turbolbd sends it nothing more. With a credit ring tlb_host_close does

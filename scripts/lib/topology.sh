@@ -44,8 +44,11 @@ topo_init() {
 #   optional (left at turbolbd's defaults unless given): kick=true|false
 #   kick_interval_us= kick_stall_us= (the kick: section), housekeeping_us=
 #   (datapath.housekeeping_us), hold_ns= (datapath.tx_hold_ns),
-#   main_lcore= (eal.main_lcore), transport=shm|none
-#   (host.transport; none: the server runs without --credit-ring)
+#   main_lcore= (eal.main_lcore), transport=shm|none|packet
+#   (host.transport; none: the server runs without --credit-ring; packet:
+#   with --feedback packet, feedback frames on its queues)
+#   default_tap=IFACE: a default target, net_tap on a kernel interface
+#   IFACE (the slow path, where kick frames leave with transport packet)
 #   port_per_core=true: one memif port per host core (host0.sock ..), the
 #   way BlueField gives one VF representor per core; the server then runs
 #   with --port-per-core. Default: one memif port, a queue per core.
@@ -57,7 +60,7 @@ topo_config() {
 	local idle_us=20 lcores=1 prefer_running=false kv
 	local kick= kick_interval_us= kick_stall_us= housekeeping_us= hold_ns=
 	local main_lcore=
-	local transport= port_per_core=false
+	local transport= port_per_core=false default_tap=
 	for kv in "$@"; do
 		case $kv in
 		cores=*) cores=${kv#*=} ;;
@@ -79,6 +82,7 @@ topo_config() {
 		main_lcore=*) main_lcore=${kv#*=} ;;
 		transport=*) transport=${kv#*=} ;;
 		port_per_core=*) port_per_core=${kv#*=} ;;
+		default_tap=*) default_tap=${kv#*=} ;;
 		*) topo_log "topo_config: unknown $kv"; return 2 ;;
 		esac
 	done
@@ -105,6 +109,7 @@ YAML
 		else
 			echo "    - net_memif1,role=server,socket=$TOPO_RUN/host.sock,socket-abstract=no,id=0"
 		fi
+		[ -z "$default_tap" ] || echo "    - net_tap0,iface=$default_tap"
 		cat <<YAML
 datapath:
   lcores: [$lcores]
@@ -115,6 +120,9 @@ ${housekeeping_us:+  housekeeping_us: $housekeeping_us
 }${hold_ns:+  tx_hold_ns: $hold_ns
 }ports:
   uplink: { port: net_memif0 }
+YAML
+		[ -z "$default_tap" ] || echo "  default_target: { port: net_tap0 }"
+		cat <<YAML
   targets:
 YAML
 		for ((i = 0; i < cores; i++)); do
@@ -216,7 +224,11 @@ topo_start_server() {
 	fi
 	# transport none: the daemon reads no host memory, so there is no
 	# ring to report to.
-	[ "${TOPO_TRANSPORT:-shm}" = none ] || opts+=(--credit-ring "$TOPO_RING")
+	case ${TOPO_TRANSPORT:-shm} in
+	none) ;;
+	packet) opts+=(--feedback packet) ;;
+	*) opts+=(--credit-ring "$TOPO_RING") ;;
+	esac
 	${MESON_EXE_WRAPPER:-} "$TLBSRV" --no-huge -m 128 --file-prefix "srv-$TOPO_NAME" --lcores="$lc" \
 		"${ports[@]}" --log-level=lib.*:warning \
 		-- --cores "$n" "${opts[@]}" --idle-sleep-us 20 \

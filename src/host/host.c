@@ -48,8 +48,8 @@
 
 /* A core of the packet transport that sent nothing for this long sends a
  * frame at its next heartbeat: proof of life, and the totals again should
- * the last frame have been lost. */
-#define HOST_FB_IDLE_NS 1000000u
+ * a frame have been lost on the way. */
+#define HOST_FB_IDLE_NS 100000000u
 
 /* One attached region, or with the packet transport the one attachment
  * there is (cr NULL). Fields after `cr` are set before the attachment is
@@ -81,6 +81,9 @@ struct tlb_host_core {
 	uint64_t pend_svc;
 	/* packet transport: what the next feedback frame says */
 	bool fb_due;     /* a frame is to be sent */
+	/* the state the last frame said: a change makes a frame due, one
+	 * undone before the next frame (a short idle sleep) none */
+	enum tlb_core_run_state fb_state;
 	bool offline;    /* tlb_host_set_offline: for good */
 	uint64_t beats;  /* heartbeat counter */
 	uint64_t fb_ns;  /* when the last frame was built */
@@ -523,6 +526,44 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 	return h;
 }
 
+int
+tlb_host_agent_ring(struct tlb_host *h, const char *name, char *err,
+		    size_t errlen)
+{
+	struct tlb_cr *cr;
+	int rc = -1;
+
+	if (h == NULL || !h->packet) {
+		host_err(err, errlen,
+			 "agent ring: only for a host opened with "
+			 "tlb_host_open_packet");
+		return -1;
+	}
+	pthread_mutex_lock(&h->lock);
+	for (uint32_t i = 0; i < TLB_CR_MAX_CORES; i++) {
+		if (h->cores[i] != NULL && h->cores[i]->att != NULL) {
+			host_err(err, errlen,
+				 "agent ring %s: core %u already reports; "
+				 "create the ring before the cores' first call",
+				 name, i);
+			goto out;
+		}
+	}
+	if (h->cur->cr != NULL) {
+		host_err(err, errlen, "agent ring %s: there is one already",
+			 name);
+		goto out;
+	}
+	if (tlb_cr_create(name, h->cur->n_cores, 16, 0600, &cr, err,
+			  errlen) != 0)
+		goto out;
+	h->cur->cr = cr;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
 void
 tlb_host_close(struct tlb_host *h)
 {
@@ -546,7 +587,10 @@ tlb_host_close(struct tlb_host *h)
 		next = a->next;
 		att_free(h, a);
 	}
-	if (h->cur->cr != NULL)
+	/* The kick agent's region is ours: closed and unlinked. */
+	if (h->packet && h->cur->cr != NULL)
+		tlb_cr_destroy(h->cur->cr, true);
+	else if (h->cur->cr != NULL)
 		tlb_cr_detach(h->cur->cr);
 	free(h->cur);
 	pthread_mutex_unlock(&h->lock);
@@ -650,9 +694,13 @@ tlb_host_set_running(struct tlb_host_core *c, bool running)
 	if (c->offline)
 		return;
 	if (c->host->packet) {
-		if (core_sync(c) && st != c->state)
-			c->fb_due = true;
 		c->state = st;
+		/* The kick agent's region, if any, hears it at once. */
+		if (core_sync(c) && c->att->cr != NULL) {
+			if (unlikely(c->tid != self_tid()))
+				publish_thread(c);
+			tlb_cr_set_state(c->att->cr, c->core, st);
+		}
 		return;
 	}
 	c->state = st;
@@ -674,7 +722,8 @@ tlb_host_beat(struct tlb_host_core *c)
 		c->beats++;
 		if (!c->fb_due && mono_ns() - c->fb_ns >= HOST_FB_IDLE_NS)
 			c->fb_due = true;
-		return;
+		if (c->att->cr == NULL)
+			return;
 	}
 	tlb_cr_beat(c->att->cr, c->core);
 }
@@ -690,8 +739,15 @@ tlb_host_set_offline(struct tlb_host_core *c)
 		return;
 	if (c->host->packet)
 		c->fb_due = true;
-	else
+	if (c->att->cr != NULL)
 		tlb_cr_set_state(c->att->cr, c->core, TLB_RUN_OFFLINE);
+}
+
+void
+tlb_host_feedback_unsent(struct tlb_host_core *c)
+{
+	if (likely(c != NULL))
+		c->fb_due = true;
 }
 
 size_t
@@ -701,7 +757,8 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	uint64_t n;
 
 	if (unlikely(c == NULL) || !c->host->packet || !core_sync(c) ||
-	    likely(!c->fb_due) || len < TLB_HOST_FEEDBACK_LEN)
+	    (likely(!c->fb_due) && c->state == c->fb_state) ||
+	    len < TLB_HOST_FEEDBACK_LEN)
 		return 0;
 	n = c->st.pending;
 	c->tot_completions += n;
@@ -722,6 +779,7 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	m.work_ns = c->tot_work;
 	m.service_ns = c->tot_svc;
 	c->fb_due = false;
+	c->fb_state = c->state;
 	c->fb_ns = mono_ns();
 	return tlb_fb_build(buf, len, NULL, &m);
 }

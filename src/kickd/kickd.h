@@ -24,6 +24,9 @@ struct kd_conf {
 	bool sched_watch;
 	bool boost;
 	const char *stats_file;
+	/* --listen: doorbells from kick frames received on this interface
+	 * (turbolbd's host.transport: packet), not from the ring's words */
+	const char *listen;
 };
 
 /* One core, as the agent runs it. */
@@ -51,6 +54,8 @@ struct kd_core {
 	uint64_t len_hist[KD_HIST];
 	uint64_t oncpu_hist[KD_HIST];
 	uint64_t never_on_cpu; /* boosts that ended with it still off */
+	/* --listen: the newest doorbell count a kick frame carried */
+	uint64_t wire_doorbell;
 	/* last published to the slot */
 	uint32_t sched_pub;
 	struct tlb_cr_kick_stats ks_pub;

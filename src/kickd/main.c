@@ -40,15 +40,26 @@
  * boosted one waits for; boosts share one priority, so the older one
  * yields (kick_yield) rather than keep the newer one waiting.
  *
+ * Kick frames (--listen IFACE): where turbolbd runs on another machine (a
+ * BlueField's Arm cores) it sends each doorbell as a frame out of its
+ * default target, which reaches the host on its slow-path interface; a
+ * raw socket bound to that interface wakes the agent on each one (an
+ * interrupt, not a poll), and the frame's doorbell count stands for the
+ * ring's doorbell word. The ring, then created by the server on the host
+ * (turbolb-server --agent-ring), still names the threads.
+ *
  * Files: kick.h and kick.c, the decision of what to do with a core (pure,
  * unit-tested in tests/unit/test_kick.c on constructed states); perf.c,
  * the reader of each thread's context-switch records; options.c; this
  * file, the boosts, the region, the loop and the stats.
  * docs/host-integration.md ("The scheduler kick") has the whole design.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -57,13 +68,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/if_packet.h>
 
+#include "turbolb/feedback.h"
 #include "kickd.h"
 
 #define CHECK_NS        100000000ull /* region and thread checks: 100 ms */
@@ -79,6 +93,10 @@ static uint32_t n_cores;
 static struct kd_core *cores;
 static uint64_t reattaches;
 static bool boost_warned;
+static int wire_fd = -1;       /* --listen: the raw socket */
+static uint64_t wire_frames;   /* kick frames taken */
+static uint64_t wire_bad;      /* frames that did not parse */
+static uint64_t wire_no_core;  /* for a core we do not watch */
 
 void kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -495,7 +513,8 @@ look(uint32_t core, uint64_t now, const struct kick_params *p)
 		hist_add(c->oncpu_hist, now - c->k.boost_ns);
 		c->wait_cpu = false;
 	}
-	o.doorbell = tlb_cr_doorbell(cr, core);
+	o.doorbell =
+		wire_fd >= 0 ? c->wire_doorbell : tlb_cr_doorbell(cr, core);
 	o.heartbeat = tlb_cr_heartbeat(cr, core);
 	o.records = tlb_cr_records_posted(cr, core);
 	o.host_state = tlb_cr_host_state(cr, core);
@@ -506,6 +525,81 @@ look(uint32_t core, uint64_t now, const struct kick_params *p)
 	if (a == KICK_BOOST && c->k.boosted)
 		yield_cpu(core, now);
 	publish(c, core);
+}
+
+/* --listen: a raw socket for kick frames, bound to the interface. */
+static int
+wire_open(void)
+{
+	struct sockaddr_ll sll;
+	unsigned int ifindex = if_nametoindex(conf.listen);
+	int fd;
+
+	if (ifindex == 0) {
+		kd_log("--listen %s: %s", conf.listen, strerror(errno));
+		return -1;
+	}
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC,
+		    htons(TLB_KICK_ETHERTYPE));
+	if (fd < 0) {
+		kd_log("--listen %s: raw socket: %s (needs CAP_NET_RAW)",
+		       conf.listen, strerror(errno));
+		return -1;
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(TLB_KICK_ETHERTYPE);
+	sll.sll_ifindex = (int)ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)) != 0) {
+		kd_log("--listen %s: bind: %s", conf.listen, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	wire_fd = fd;
+	return 0;
+}
+
+/* Takes every kick frame waiting: each core keeps the newest doorbell
+ * count (frames of one sender come in order; a count that went back is a
+ * restarted daemon, which kick_step records). */
+static void
+wire_drain(void)
+{
+	uint8_t buf[128];
+	uint64_t bell;
+	uint16_t core;
+	ssize_t n;
+
+	while ((n = recv(wire_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		if (tlb_kick_parse(buf, (size_t)n, &core, &bell) != 0) {
+			wire_bad++;
+			continue;
+		}
+		if (cores == NULL || core >= n_cores) {
+			wire_no_core++;
+			continue;
+		}
+		wire_frames++;
+		cores[core].wire_doorbell = bell;
+	}
+}
+
+/* Sleeps poll_ns, or with --listen until a kick frame comes. */
+static void
+wait_next(uint64_t ns)
+{
+	struct pollfd pfd = {.fd = wire_fd, .events = POLLIN};
+	struct timespec ts = {
+		.tv_sec = (time_t)(ns / 1000000000u),
+		.tv_nsec = (long)(ns % 1000000000u),
+	};
+
+	if (wire_fd < 0) {
+		sleep_ns(ns);
+		return;
+	}
+	if (ppoll(&pfd, 1, &ts, NULL) > 0)
+		wire_drain();
 }
 
 static void
@@ -528,6 +622,8 @@ run(void)
 				sleep_ns(poll_ns);
 				continue;
 			}
+			if (wire_fd >= 0)
+				wire_drain(); /* no core to take them yet */
 			if (region_attach(err, sizeof(err)) != 0) {
 				if (!failing)
 					kd_log("%s; retrying every 100 ms "
@@ -561,7 +657,7 @@ run(void)
 		}
 		for (uint32_t i = 0; i < n_cores; i++)
 			look(i, now, &p);
-		sleep_ns(poll_ns);
+		wait_next(poll_ns);
 	}
 }
 
@@ -645,6 +741,14 @@ write_stats(void)
 		conf.poll_us, conf.quiet_us, conf.max_boost_us, conf.priority,
 		conf.self_priority, conf.sched_watch ? "true" : "false",
 		conf.boost ? "true" : "false", reattaches);
+	if (conf.listen != NULL) {
+		fprintf(f, "  \"listen\": {\"iface\": ");
+		json_string(f, conf.listen);
+		fprintf(f,
+			", \"kick_frames\": %" PRIu64 ", \"bad_frames\": %" PRIu64
+			", \"no_core\": %" PRIu64 "},\n",
+			wire_frames, wire_bad, wire_no_core);
+	}
 	fprintf(f, "  \"cores\": [\n");
 	for (uint32_t i = 0; i < n_cores; i++) {
 		const struct kd_core *c = &cores[i];
@@ -693,6 +797,8 @@ main(int argc, char **argv)
 		return 2;
 	if (check_privileges() < 0)
 		return 1;
+	if (conf.listen != NULL && wire_open() < 0)
+		return 1;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = signal_handler;
@@ -715,15 +821,19 @@ main(int argc, char **argv)
 		}
 	}
 	kd_log("watching %s: poll %u us, quiet %u us, max boost %u us, "
-	       "SCHED_FIFO %d%s%s",
+	       "SCHED_FIFO %d%s%s%s%s",
 	       conf.ring, conf.poll_us, conf.quiet_us, conf.max_boost_us,
 	       conf.priority, conf.sched_watch ? "" : ", no sched watch",
-	       conf.boost ? "" : ", watch only");
+	       conf.boost ? "" : ", watch only",
+	       conf.listen != NULL ? ", kick frames on " : "",
+	       conf.listen != NULL ? conf.listen : "");
 	run();
 	region_release();
 	rc = write_stats() == 0 ? 0 : 1;
 	for (uint32_t i = 0; i < n_cores; i++)
 		perf_close(&cores[i]);
 	free(cores);
+	if (wire_fd >= 0)
+		close(wire_fd);
 	return rc;
 }

@@ -42,6 +42,12 @@ usage(FILE *f, const char *prog)
 		"CAP_SYS_NICE needed)\n"
 		"  --stats FILE         final JSON counters to FILE instead of "
 		"stdout\n"
+		"  --listen IFACE       take the doorbells from turbolbd's kick "
+		"frames received\n"
+		"                       on IFACE (host.transport: packet); the "
+		"ring still names\n"
+		"                       the threads (turbolb-server "
+		"--agent-ring)\n"
 		"  --help               this text\n"
 		"Needs CAP_SYS_NICE (boosts) and, to watch threads of another "
 		"user,\n"
@@ -79,6 +85,7 @@ enum {
 	OPT_NO_SCHED_WATCH,
 	OPT_WATCH_ONLY,
 	OPT_STATS,
+	OPT_LISTEN,
 	OPT_HELP,
 };
 
@@ -95,6 +102,7 @@ parse_args(int argc, char **argv)
 		{"no-sched-watch", no_argument, NULL, OPT_NO_SCHED_WATCH},
 		{"watch-only", no_argument, NULL, OPT_WATCH_ONLY},
 		{"stats", required_argument, NULL, OPT_STATS},
+		{"listen", required_argument, NULL, OPT_LISTEN},
 		{"help", no_argument, NULL, OPT_HELP},
 		{NULL, 0, NULL, 0},
 	};
@@ -145,6 +153,9 @@ parse_args(int argc, char **argv)
 			break;
 		case OPT_STATS:
 			conf.stats_file = optarg;
+			break;
+		case OPT_LISTEN:
+			conf.listen = optarg;
 			break;
 		case OPT_HELP:
 			usage(stdout, argv[0]);

@@ -129,8 +129,8 @@ core_current(const struct packet_transport *p, const struct pk_core *c)
 }
 
 static uint32_t
-packet_drain_sums(void *ctx, const uint32_t *core, uint32_t n,
-		  unsigned int max, struct tlb_credit_sum *out)
+packet_drain_sums(void *ctx, const uint32_t *core, uint32_t n, unsigned int max,
+		  struct tlb_credit_sum *out)
 {
 	struct packet_transport *p = ctx;
 	uint32_t k = 0;
@@ -161,8 +161,7 @@ packet_drain_sums(void *ctx, const uint32_t *core, uint32_t n,
 }
 
 static unsigned int
-packet_drain(void *ctx, uint32_t core, struct tlb_credit *out,
-	     unsigned int max)
+packet_drain(void *ctx, uint32_t core, struct tlb_credit *out, unsigned int max)
 {
 	struct tlb_credit_sum s;
 

@@ -66,7 +66,7 @@ static inline void
 emu_send_due(struct srv_core *c, uint64_t now)
 {
 	struct emu_req done[BURST];
-	struct rte_mbuf *tx[BURST];
+	struct rte_mbuf *tx[BURST + 1]; /* and a feedback frame */
 	uint16_t n_tx = 0;
 	uint32_t n;
 
@@ -81,10 +81,9 @@ emu_send_due(struct srv_core *c, uint64_t now)
 			tx[n_tx++] = done[i].item;
 	}
 	c->st.served += n;
-	if (n_tx != 0)
-		send_responses(c, tx, n_tx);
 	if (c->credit != NULL)
 		tlb_host_flush(c->credit);
+	send_responses(c, tx, n_tx);
 }
 
 /* A core whose port the main lcore restarts is left alone (paused) until
@@ -106,6 +105,7 @@ emu_paused(struct srv_core *c, uint64_t now)
 		if (c->credit != NULL) {
 			tlb_host_flush(c->credit);
 			tlb_host_set_running(c->credit, false);
+			send_feedback(c);
 		}
 		__atomic_store_n(&c->paused, true, __ATOMIC_RELEASE);
 	}
@@ -137,6 +137,7 @@ emu_poll_core(struct srv_core *c, uint64_t now)
 	if (c->credit != NULL && now - c->last_beat >= tsc_hz / BEAT_PER_SEC) {
 		tlb_host_beat(c->credit);
 		c->last_beat = now;
+		send_feedback(c);
 	}
 	return nb != 0;
 }
@@ -194,7 +195,11 @@ emu_loop(void *arg)
 	for (uint32_t i = 0; i < conf.n_cores; i++) {
 		if (cores[i].credit != NULL) {
 			tlb_host_flush(cores[i].credit);
-			tlb_host_set_running(cores[i].credit, false);
+			if (conf.feedback_packet)
+				tlb_host_set_offline(cores[i].credit);
+			else
+				tlb_host_set_running(cores[i].credit, false);
+			send_feedback(&cores[i]);
 		}
 	}
 	return 0;

@@ -67,6 +67,26 @@ credit_setup(void)
 
 	tlb_host_opts_init(&o);
 	o.batch = conf.batch;
+	if (conf.feedback_packet) {
+		host = tlb_host_open_packet(conf.n_cores, &o, err, sizeof(err));
+		if (host == NULL) {
+			SRV_LOG(ERR, "--feedback packet: %s", err);
+			return -1;
+		}
+		if (conf.agent_ring != NULL &&
+		    tlb_host_agent_ring(host, conf.agent_ring, err,
+					sizeof(err)) != 0) {
+			SRV_LOG(ERR, "--agent-ring: %s", err);
+			return -1;
+		}
+		for (uint32_t i = 0; i < conf.n_cores; i++)
+			cores[i].credit = tlb_host_core(host, i);
+		SRV_LOG(INFO,
+			"feedback frames on each core's queue: host epoch "
+			"%" PRIu64 ", batch %u",
+			tlb_host_epoch(host), conf.batch);
+		return 0;
+	}
 	/* Like the port: wait for turbolbd, so start order does not matter
 	 * (a region being created reads as invalid for a moment too). */
 	for (unsigned int tries = 0;; tries++) {
@@ -225,7 +245,8 @@ main(int argc, char **argv)
 			conf.kv_capacity);
 		goto out_cores;
 	}
-	if (conf.credit_ring != NULL && credit_setup() < 0)
+	if ((conf.credit_ring != NULL || conf.feedback_packet) &&
+	    credit_setup() < 0)
 		goto out_host;
 	if (find_ports() < 0 || ports_setup() < 0)
 		goto out_port;

@@ -43,6 +43,12 @@ usage(const char *prog)
 		"TSC time\n"
 		"  --credit-ring NAME   report completions to turbolbd through "
 		"this credit ring\n"
+		"  --feedback packet    report them as feedback frames on each "
+		"core's queue instead\n"
+		"                       (turbolbd's host.transport: packet)\n"
+		"  --agent-ring NAME    --feedback packet: publish the cores' "
+		"threads and states in\n"
+		"                       a local ring NAME for turbolb-kickd\n"
 		"  --batch B            completions per credit record (default "
 		"%u)\n"
 		"  --idle-sleep-us U    sleep U us after an empty RX burst "
@@ -98,6 +104,8 @@ enum {
 	OPT_PORT_PER_CORE,
 	OPT_MODE,
 	OPT_CREDIT_RING,
+	OPT_FEEDBACK,
+	OPT_AGENT_RING,
 	OPT_IDLE_SLEEP_US,
 	OPT_UDP_PORT,
 	OPT_BATCH,
@@ -118,6 +126,8 @@ parse_args(int argc, char **argv)
 		{"port-per-core", no_argument, NULL, OPT_PORT_PER_CORE},
 		{"mode", required_argument, NULL, OPT_MODE},
 		{"credit-ring", required_argument, NULL, OPT_CREDIT_RING},
+		{"feedback", required_argument, NULL, OPT_FEEDBACK},
+		{"agent-ring", required_argument, NULL, OPT_AGENT_RING},
 		{"idle-sleep-us", required_argument, NULL, OPT_IDLE_SLEEP_US},
 		{"udp-port", required_argument, NULL, OPT_UDP_PORT},
 		{"batch", required_argument, NULL, OPT_BATCH},
@@ -174,6 +184,22 @@ parse_args(int argc, char **argv)
 			break;
 		case OPT_CREDIT_RING:
 			conf.credit_ring = optarg;
+			break;
+		case OPT_FEEDBACK:
+			if (strcmp(optarg, "packet") == 0) {
+				conf.feedback_packet = true;
+			} else if (strcmp(optarg, "ring") == 0) {
+				conf.feedback_packet = false;
+			} else {
+				SRV_LOG(ERR,
+					"--feedback: '%s' is neither packet "
+					"nor ring",
+					optarg);
+				return -1;
+			}
+			break;
+		case OPT_AGENT_RING:
+			conf.agent_ring = optarg;
 			break;
 		case OPT_IDLE_SLEEP_US:
 			if (parse_u32("--idle-sleep-us", optarg, 0, 1000000,
@@ -250,6 +276,16 @@ parse_args(int argc, char **argv)
 			"--port given %u times: one port serves every core "
 			"unless --port-per-core is given",
 			conf.n_port_names);
+		return -1;
+	}
+	if (conf.feedback_packet && conf.credit_ring != NULL) {
+		SRV_LOG(ERR, "--feedback packet reports by frames: no "
+			     "--credit-ring with it");
+		return -1;
+	}
+	if (conf.agent_ring != NULL && !conf.feedback_packet) {
+		SRV_LOG(ERR, "--agent-ring goes with --feedback packet (with "
+			     "a credit ring the agent attaches to that one)");
 		return -1;
 	}
 	if (conf.popts.n_udp_ports == 0) {

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -68,6 +69,9 @@ struct core_stats {
 	uint64_t nonlinear;   /* multi-segment frames we could not flatten */
 	uint64_t resp_err;    /* responses that could not be built */
 	uint64_t idle_sleeps;
+	uint64_t fb_frames; /* feedback frames sent (--feedback packet) */
+	uint64_t fb_drops;  /* feedback frames the TX queue refused */
+	uint64_t fb_no_mbuf; /* feedback frames with no mbuf to go in */
 	uint64_t kv_get;
 	uint64_t kv_put;
 	uint64_t kv_del;
@@ -122,6 +126,8 @@ struct srv_conf {
 	bool port_per_core;
 	enum srv_mode mode;
 	const char *credit_ring;
+	bool feedback_packet; /* --feedback packet: frames, no ring */
+	const char *agent_ring; /* --agent-ring: for turbolb-kickd */
 	uint32_t idle_sleep_us;
 	uint32_t batch;
 	const char *stats_file;
@@ -213,8 +219,36 @@ drop:
 	return false;
 }
 
+/* --feedback packet: the core's feedback frame when it has one to send
+ * (libturbolb-host decides: a batch of completions, a flush, a state
+ * change, one that did not get out, a heartbeat after a quiet 100 ms),
+ * else NULL. */
+static inline struct rte_mbuf *
+feedback_frame(struct srv_core *c)
+{
+	uint8_t buf[TLB_HOST_FEEDBACK_LEN];
+	struct rte_mbuf *m;
+	size_t n;
+
+	if (!conf.feedback_packet)
+		return NULL;
+	n = tlb_host_feedback(c->credit, buf, sizeof(buf));
+	if (likely(n == 0))
+		return NULL;
+	m = rte_pktmbuf_alloc(pool);
+	if (unlikely(m == NULL)) {
+		c->st.fb_no_mbuf++;
+		tlb_host_feedback_unsent(c->credit);
+		return NULL;
+	}
+	memcpy(rte_pktmbuf_append(m, (uint16_t)n), buf, n);
+	return m;
+}
+
+/* Sends n frames on the core's queue: responses, and with fb a feedback
+ * frame last (tx[n - 1]). */
 static inline void
-send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
+send_frames(struct srv_core *c, struct rte_mbuf **tx, uint16_t n, bool fb)
 {
 	const uint16_t pid = c->port->id;
 	uint16_t sent = rte_eth_tx_burst(pid, c->queue, tx, n);
@@ -229,11 +263,42 @@ send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
 			sent += rte_eth_tx_burst(pid, c->queue, tx + sent,
 						 (uint16_t)(n - sent));
 	}
-	c->st.tx += sent;
-	if (unlikely(sent < n)) {
-		c->st.tx_drops += (uint64_t)(n - sent);
+	if (unlikely(sent < n))
 		rte_pktmbuf_free_bulk(tx + sent, (unsigned int)(n - sent));
+	if (fb) {
+		if (sent == n) {
+			c->st.fb_frames++;
+		} else {
+			c->st.fb_drops++;
+			tlb_host_feedback_unsent(c->credit);
+		}
+		n--;
+		sent = RTE_MIN(sent, n);
 	}
+	c->st.tx += sent;
+	c->st.tx_drops += (uint64_t)(n - sent);
+}
+
+/* Sends n responses, with the core's feedback frame when one is due. */
+static inline void
+send_responses(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
+{
+	struct rte_mbuf *fb = feedback_frame(c);
+
+	if (fb != NULL)
+		tx[n++] = fb;
+	if (n != 0)
+		send_frames(c, tx, n, fb != NULL);
+}
+
+/* Sends the core's feedback frame, if one is due, on its own. */
+static inline void
+send_feedback(struct srv_core *c)
+{
+	struct rte_mbuf *fb = feedback_frame(c);
+
+	if (fb != NULL)
+		send_frames(c, &fb, 1, true);
 }
 
 #endif /* TURBOLB_SERVER_H */

@@ -81,9 +81,11 @@ drop:
 static void
 core_pause(struct srv_core *c)
 {
+	/* The port is about to stop: the feedback frame goes first. */
 	if (c->credit != NULL) {
 		tlb_host_flush(c->credit);
 		tlb_host_set_running(c->credit, false);
+		send_feedback(c);
 	}
 	__atomic_store_n(&c->paused, true, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&c->port->pause_req, __ATOMIC_ACQUIRE) &&
@@ -100,7 +102,7 @@ core_loop(void *arg)
 {
 	struct srv_core *c = arg;
 	struct rte_mbuf *rx[BURST];
-	struct rte_mbuf *tx[BURST];
+	struct rte_mbuf *tx[BURST + 1]; /* and a feedback frame */
 	const uint64_t beat_cycles = tsc_hz / BEAT_PER_SEC;
 	const uint16_t pid = c->port->id;
 	const uint16_t q = c->queue;
@@ -127,8 +129,10 @@ core_loop(void *arg)
 		}
 		if (nb == 0) {
 			/* Idle: credits must not wait for the next request. */
-			if (c->credit != NULL)
+			if (c->credit != NULL) {
 				tlb_host_flush(c->credit);
+				send_feedback(c);
+			}
 			if (conf.idle_sleep_us != 0) {
 				tlb_host_set_running(c->credit, false);
 				rte_delay_us_sleep(conf.idle_sleep_us);
@@ -147,12 +151,17 @@ core_loop(void *arg)
 			if (handle_frame(c, rx[i]))
 				tx[n_tx++] = rx[i];
 		}
-		if (n_tx != 0)
-			send_responses(c, tx, n_tx);
+		send_responses(c, tx, n_tx);
 	}
 	if (c->credit != NULL) {
 		tlb_host_flush(c->credit);
-		tlb_host_set_running(c->credit, false);
+		/* Feedback frames: the last one takes the core out of
+		 * rotation (the ring's close does it for the ring). */
+		if (conf.feedback_packet)
+			tlb_host_set_offline(c->credit);
+		else
+			tlb_host_set_running(c->credit, false);
+		send_feedback(c);
 	}
 	return 0;
 }

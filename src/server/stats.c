@@ -37,6 +37,12 @@ json_counters(FILE *f, const struct core_stats *s,
 	fprintf(f, "%s\"nonlinear_drops\": %" PRIu64 ",\n", ind, s->nonlinear);
 	fprintf(f, "%s\"response_errors\": %" PRIu64 ",\n", ind, s->resp_err);
 	fprintf(f, "%s\"idle_sleeps\": %" PRIu64 ",\n", ind, s->idle_sleeps);
+	if (conf.feedback_packet)
+		fprintf(f,
+			"%s\"feedback\": {\"frames\": %" PRIu64
+			", \"tx_drops\": %" PRIu64 ", \"no_mbuf\": %" PRIu64
+			"},\n",
+			ind, s->fb_frames, s->fb_drops, s->fb_no_mbuf);
 	fprintf(f, "%s\"parse_drops\": {", ind);
 	for (int i = 1; i < TLB_PARSE_ERR_MAX; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i == 1 ? "" : ", ",

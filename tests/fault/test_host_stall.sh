@@ -15,15 +15,19 @@
 # Nothing is disconnected before the end (no memif peer leaves), so the
 # known DPDK 22.11 memif disconnect race cannot hit. No assertion on time:
 # every wait is a bounded poll on a condition.
+#
+# Arguments: BUILD [TRANSPORT]: the host transport that carries the ring
+# credits, shm (default) or packet (feedback frames).
 # shellcheck source=tests/fault/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 K=1 # the core whose thread stops
-fault_init host-stall
+TRANSPORT=${2:-shm}
+fault_init "host-stall-$TRANSPORT"
 # Stale, never written off: what a stale core does is the point here
 # (tests/fault/test_write_off.sh writes off).
 topo_config cores=4 policy=jsq credits=ring stale_us=50000 \
-	write_off_us=600000000
+	write_off_us=600000000 transport="$TRANSPORT"
 fault_up
 
 # Open-ended load; SIGINT ends it. The timeout is far above any stop below,

@@ -28,13 +28,15 @@ fault_retry_on_memif_race "$@"
 
 BATCH=4
 
+# run_mode CREDITS [TRANSPORT]: TRANSPORT shm (default) or packet.
 run_mode() {
+	local transport=${2:-shm}
 	local credits=$1 stranded rc
-	fault_init "srv-restart-$credits"
+	fault_init "srv-restart-$credits-$transport"
 	# Never written off: what was in flight at the dead server is to be
 	# counted stranded when the new one attaches.
 	topo_config cores=4 policy=jsq credits="$credits" stale_us=50000 \
-		write_off_us=600000000
+		write_off_us=600000000 transport="$transport"
 	if ! fault_start_daemon || ! fault_start_server --batch "$BATCH"; then
 		check "$credits: topology up" false
 		fault_stop_all
@@ -101,4 +103,5 @@ run_mode() {
 
 run_mode inband
 run_mode ring
+run_mode ring packet
 finish

@@ -10,9 +10,20 @@
 # both while the agent still runs and after it exits. Runs as root (the
 # agent needs CAP_SYS_NICE, and perf events on another process's threads);
 # skipped otherwise. No assertion on time: waits are bounded polls.
+#
+# Arguments: BUILD TURBOLBD [MODE]. MODE ring (default): the doorbells in
+# the shared credit ring. MODE wire: the kick over the wire, as on a
+# BlueField: host.transport packet, the daemon's default target a net_tap
+# kernel interface out of which it sends kick frames, turbolb-kickd
+# --listen on that interface (a raw socket: the kernel wakes it), and the
+# threads named in a ring the server makes for the agent (--agent-ring).
+# The daemon sees no off-CPU flag then (it reads the host's run states
+# from feedback frames, which a thread off its CPU cannot send): its
+# kicks are the stall kicks.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
+MODE=${3:-ring}
 . "$top/scripts/lib/topology.sh"
 KICKD=${KICKD:-$TOPO_BUILD/src/kickd/turbolb-kickd}
 
@@ -72,22 +83,36 @@ kjson() {
 pin0=()
 if command -v taskset > /dev/null; then pin0=(taskset -c 0); fi
 
-topo_init kick
+topo_init "kick-$MODE"
 # Daemon datapath on CPU 0 (its main lcore, which sleeps, on CPU 1); both
 # server core threads on CPU 1, its main lcore on CPU 0.
+mode_cfg=()
+kick_ring=$TOPO_RING
+kickd_opts=()
+srv_opts=()
+started=attached
+if [ "$MODE" = wire ]; then
+	tap=tlbk$$
+	kick_ring=$TOPO_RING-agent
+	mode_cfg=(transport=packet default_tap="$tap")
+	kickd_opts=(--listen "$tap")
+	srv_opts=(--agent-ring "$kick_ring")
+	# The agent's ring comes with the server, after the agent.
+	started=watching
+fi
 topo_config cores=2 policy=jsq credits=ring lcores=0 main_lcore=1 \
-	kick=true kick_stall_us=200 housekeeping_us=20
+	kick=true kick_stall_us=200 housekeeping_us=20 "${mode_cfg[@]}"
 export TOPO_SRV_LCORES="0@0,1@1,2@1"
 topo_start_daemon || { echo "not ok - daemon started"; exit 1; }
 
-"${pin0[@]}" "$KICKD" --credit-ring "$TOPO_RING" --stats "$TOPO_RUN/kickd.json" \
-	> /dev/null 2> "$TOPO_RUN/kickd.log" &
+"${pin0[@]}" "$KICKD" --credit-ring "$kick_ring" --stats "$TOPO_RUN/kickd.json" \
+	"${kickd_opts[@]}" > /dev/null 2> "$TOPO_RUN/kickd.log" &
 KPID=$!
 TOPO_PIDS+=("$KPID")
-check "kickd started" topo_wait "kill -0 $KPID 2>/dev/null && grep -q attached '$TOPO_RUN/kickd.log'" 100
+check "kickd started" topo_wait "kill -0 $KPID 2>/dev/null && grep -q $started '$TOPO_RUN/kickd.log'" 100
 # Busy polling: the threads never sleep, so only the agent can tell the
 # daemon which one is off its CPU.
-topo_start_server --idle-sleep-us 0 || {
+topo_start_server --idle-sleep-us 0 "${srv_opts[@]}" || {
 	echo "not ok - server started"
 	cat "$TOPO_RUN/kickd.log" >&2
 	exit 1
@@ -99,7 +124,9 @@ check "kickd learned both threads" \
 # Without perf events (a seccomp profile may forbid them) the agent cannot
 # see preemption: the daemon then only sends stall kicks.
 watched=1
-if [ "$(grep -c 'watching its context switches' "$TOPO_RUN/kickd.log")" -lt 2 ]; then
+if [ "$MODE" = wire ]; then
+	watched=0
+elif [ "$(grep -c 'watching its context switches' "$TOPO_RUN/kickd.log")" -lt 2 ]; then
 	watched=0
 	echo "    # kickd cannot watch context switches here: $(grep -m1 perf_event_open "$TOPO_RUN/kickd.log")"
 fi
@@ -122,7 +149,12 @@ echo "    daemon: kicks_sent=$kicks_sent kicks_stall=$kicks_stall"
 if [ "$watched" = 1 ]; then
 	check "daemon sent kicks (steering to threads off their CPU)" gt0 "$kicks_sent"
 else
-	check "daemon sent kicks (stall kicks only: no perf events)" gt0 "$((kicks_sent + kicks_stall))"
+	check "daemon sent kicks (stall kicks only: $MODE)" gt0 "$((kicks_sent + kicks_stall))"
+fi
+if [ "$MODE" = wire ]; then
+	kick_frames=$(stat kick_frames)
+	echo "    daemon: kick_frames=$kick_frames"
+	check "every kick left as a kick frame" eq "$kick_frames" "$((kicks_sent + kicks_stall))"
 fi
 
 # The load has stopped: no more rings, so every boost ends (drain, or the
@@ -144,6 +176,12 @@ ended=$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["total"]; pr
 	"$TOPO_RUN/kickd.json" 2>/dev/null)
 check "every boost ended" eq "$boosts" "$ended"
 check "no boost failed" eq "$(kjson boost_failures)" 0
+if [ "$MODE" = wire ]; then
+	wire=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["listen"]["kick_frames"])' "$TOPO_RUN/kickd.json")
+	echo "    kickd: kick frames received on $tap: $wire"
+	check "kick frames reached kickd through the kernel interface" gt0 "$wire"
+	check "kickd took every ring the daemon sent" eq "$(kjson rings)" "$kick_frames"
+fi
 [ "$watched" = 0 ] || check "kickd saw context switches" gt0 "$(kjson switches)"
 check "threads SCHED_OTHER after kickd exited" all_fair
 

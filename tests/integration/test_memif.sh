@@ -4,7 +4,9 @@
 # back. At a moderate rate every request gets exactly one response with its
 # id; the daemon's counters agree with the load generator's and the
 # server's; telemetry answers through dpdk-telemetry.py. Run once per
-# credit mode. No assertion on time: waits are bounded polls.
+# credit mode, and with ring credits once per host transport that carries
+# them (the shared-memory ring, feedback frames). No assertion on time:
+# waits are bounded polls.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-build}
@@ -16,9 +18,9 @@ BUILD=${1:-build}
 . "$top/tests/lib/topo_checks.sh"
 
 run_mode() {
-	local credits=$1 completions=$2
-	topo_init "memif-$credits"
-	topo_config cores=4 policy=jsq credits="$credits"
+	local credits=$1 completions=$2 transport=${3:-shm}
+	topo_init "memif-$credits-$transport"
+	topo_config cores=4 policy=jsq credits="$credits" transport="$transport"
 	topo_start_daemon || { fail=$((fail + 1)); return; }
 	topo_start_server || { fail=$((fail + 1)); return; }
 
@@ -42,6 +44,9 @@ import json, sys
 pc = json.load(open(sys.argv[1]))["per_core"]
 print(int(len(pc) >= 4 and min(pc[:4]) > 0))' "$out")
 	check "$credits: every host core served requests" eq "$spread" 1
+	local fb_daemon=0
+	[ "$transport" != packet ] ||
+		fb_daemon=$(topo_field /turbolb/stats feedback_frames)
 
 	topo_stop
 	local served
@@ -51,10 +56,13 @@ s = json.load(open(sys.argv[1]))
 print(s.get("served", sum(c.get("served", 0) for c in s.get("cores", []))))' "$TOPO_RUN/server.json" 2>/dev/null)
 	check "$credits: server served every request" eq "$served" "$sent"
 	check "$credits: daemon exited cleanly" grep -q "final counters" "$TOPO_RUN/turbolbd.log"
+	[ "$transport" != packet ] ||
+		check_feedback "$credits/packet" "$TOPO_RUN/server.json" "$fb_daemon"
 }
 
 run_mode ring completions_credit
 run_mode inband completions_inband
+run_mode ring completions_credit packet
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -3,9 +3,11 @@
 # One port per host core, the BlueField shape (a VF per core, one
 # representor per VF on the DPU): turbolbd has a memif port per host core
 # and turbolb-server --port-per-core polls queue 0 of port i on core i.
-# Run twice: with the shared-memory credit ring, and with transport none +
-# in-band credits (what runs on hardware before a PCIe transport exists:
-# the server has no --credit-ring at all). Each run: every request answered
+# Run three times: with the shared-memory credit ring; with transport none +
+# in-band credits (the server has no --credit-ring at all); and with ring
+# credits over transport packet, what runs on hardware (the server sends
+# feedback frames on each core's port, turbolbd takes them off the
+# target RX path). Each run: every request answered
 # once, the daemon's counters agree with the load generator's and the
 # server's, every core served requests on its own port. Then the server's
 # refusals of port lists that do not fit. No assertion on time: waits are
@@ -54,6 +56,9 @@ print(','.join(str(d[str(i)]['sent']) for i in range($N)))")
 	echo "    packets out per host port: $per_port; sent per core: $sent_per_core"
 	check "$name: port i+1 carried exactly core i's requests" \
 		eq "$per_port" "$sent_per_core"
+	local fb_daemon=0
+	[ "$transport" != packet ] ||
+		fb_daemon=$(topo_field /turbolb/stats feedback_frames)
 
 	topo_stop
 	local layout served_ok
@@ -65,7 +70,7 @@ print(s["server"]["port_per_core"], len(s["server"]["ports"]),
       all(c["queue"] == 0 for c in s["cores"]),
       s["server"]["credit_ring"])' "$TOPO_RUN/server.json" 2>/dev/null)
 	local want_ring=$TOPO_RING
-	[ "$transport" != none ] || want_ring=None
+	[ "$transport" = shm ] || want_ring=None
 	check "$name: server used a port per core, queue 0 each" \
 		eq "$layout" "True $N $N True $want_ring"
 	# jsq spread the load over the four ports' cores; each core's served
@@ -80,10 +85,13 @@ print(int(got == want and min(got) > 0 and s["total"]["served"] == int(sys.argv[
 	check "$name: every core served on its own port what the daemon sent it" \
 		eq "$served_ok" 1
 	check "$name: daemon exited cleanly" grep -q "final counters" "$TOPO_RUN/turbolbd.log"
+	[ "$transport" != packet ] ||
+		check_feedback "$name" "$TOPO_RUN/server.json" "$fb_daemon"
 }
 
 run_mode shm ring completions_credit
 run_mode none inband completions_inband
+run_mode packet ring completions_credit
 
 # The server refuses port lists that do not fit the cores, before serving.
 srv_refuses() {

@@ -14,6 +14,13 @@
 #                                  COMPLETIONS (credits may trail the
 #                                  responses: a bounded wait) and dropped
 #                                  nothing
+#   check_feedback WHAT SERVER_JSON N
+#                                  host.transport: packet: the daemon took
+#                                  N > 0 feedback frames (read before the
+#                                  stop) and the server sent at least as
+#                                  many (its last ones, after the daemon
+#                                  stopped, find no peer); says how many
+#                                  per response
 
 topo_field() {
 	topo_telemetry "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)['$1']['$2'])"
@@ -45,4 +52,12 @@ check_daemon_agrees() {
 	check "$what: completions counted from $completions" \
 		eq "$(topo_field /turbolb/stats "$completions")" "$LG_SENT"
 	check "$what: no drops" eq "$(topo_field /turbolb/stats drops)" 0
+}
+
+check_feedback() {
+	local what=$1 json=$2 taken=$3 sent
+	sent=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["total"]["feedback"]["frames"])' "$json")
+	echo "    feedback frames: daemon took $taken, server sent $sent, $LG_RECEIVED responses"
+	check "$what: the daemon took feedback frames" [ "$taken" -gt 0 ]
+	check "$what: the server sent every frame the daemon took" [ "$sent" -ge "$taken" ]
 }

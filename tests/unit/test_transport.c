@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "turbolb/feedback.h"
 #include "turbolb/transport.h"
 
 #include "valgrind_skip.h"
@@ -322,6 +323,212 @@ test_none(void **state)
 	tlb_transport_close(NULL);
 }
 
+/* ---- the packet transport and its frames ---- */
+
+static size_t
+fb_frame(uint8_t *buf, uint16_t core, enum tlb_core_run_state st,
+	 uint64_t epoch, uint64_t compl, uint64_t work)
+{
+	struct tlb_fb_msg m = {
+		.core = core,
+		.state = st,
+		.host_epoch = epoch,
+		.heartbeat = 7,
+		.completions = compl,
+		.work_ns = work,
+		.service_ns = compl *3,
+	};
+
+	return tlb_fb_build(buf, TLB_FB_FRAME_LEN, NULL, &m);
+}
+
+static void
+test_fb_frames(void **state)
+{
+	uint8_t buf[TLB_FB_FRAME_LEN + 4];
+	struct tlb_fb_msg m;
+	uint64_t bell;
+	uint16_t core;
+
+	(void)state;
+	assert_int_equal(fb_frame(buf, 3, TLB_RUN_PARKED, 9, 100, 5000),
+			 TLB_FB_FRAME_LEN);
+	assert_true(tlb_fb_is_feedback(buf, sizeof(buf)));
+	assert_int_equal(buf[12], 0x88);
+	assert_int_equal(buf[13], 0xb5);
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m), TLB_FB_OK);
+	assert_int_equal(m.core, 3);
+	assert_int_equal(m.state, TLB_RUN_PARKED);
+	assert_int_equal(m.host_epoch, 9);
+	assert_int_equal(m.heartbeat, 7);
+	assert_int_equal(m.completions, 100);
+	assert_int_equal(m.work_ns, 5000);
+	assert_int_equal(m.service_ns, 300);
+	/* trailing padding is fine, a short frame is not */
+	assert_int_equal(tlb_fb_parse(buf, sizeof(buf), &m), TLB_FB_OK);
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN - 1, &m),
+			 TLB_FB_SHORT);
+	assert_int_equal(tlb_fb_build(buf, TLB_FB_FRAME_LEN - 1, NULL, &m), 0);
+	buf[15] ^= 1;
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m),
+			 TLB_FB_BAD_MAGIC);
+	buf[15] ^= 1;
+	buf[18] = 2;
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m),
+			 TLB_FB_BAD_VERSION);
+	buf[18] = TLB_FB_VERSION;
+	buf[19] = 3;
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m),
+			 TLB_FB_BAD_STATE);
+	fb_frame(buf, 3, TLB_RUN_RUNNING, 0, 0, 0);
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m),
+			 TLB_FB_ZERO_EPOCH);
+	buf[13] = 0xb6;
+	assert_false(tlb_fb_is_feedback(buf, TLB_FB_FRAME_LEN));
+	assert_int_equal(tlb_fb_parse(buf, TLB_FB_FRAME_LEN, &m),
+			 TLB_FB_BAD_TYPE);
+
+	assert_int_equal(tlb_kick_build(buf, sizeof(buf), NULL, 5, 42),
+			 TLB_KICK_FRAME_LEN);
+	assert_int_equal(buf[0], 0xff);
+	assert_int_equal(tlb_kick_parse(buf, TLB_KICK_FRAME_LEN, &core, &bell),
+			 0);
+	assert_int_equal(core, 5);
+	assert_int_equal(bell, 42);
+	assert_int_equal(
+		tlb_kick_parse(buf, TLB_KICK_FRAME_LEN - 1, &core, &bell), -1);
+	assert_false(tlb_fb_is_feedback(buf, TLB_KICK_FRAME_LEN));
+	assert_string_equal(tlb_fb_err_str(TLB_FB_BAD_MAGIC), "bad_magic");
+}
+
+static uint32_t
+drain_one(struct tlb_transport *t, uint32_t core, uint64_t * compl,
+	  uint64_t *work)
+{
+	struct tlb_credit_sum s[1];
+
+	*compl = *work = 0;
+	if (tlb_transport_drain_sums(t, &core, 1, 32, s) == 0)
+		return 0;
+	*compl = s[0].completions;
+	*work = s[0].work_ns;
+	return s[0].records;
+}
+
+static void
+test_packet(void **state)
+{
+	struct tlb_transport *t;
+	uint8_t f[TLB_FB_FRAME_LEN];
+	uint64_t c, w;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(tlb_transport_packet_create(2, &t, err, sizeof(err)),
+			 0);
+	assert_string_equal(t->ops->name, "packet");
+	assert_true(t->has_credits);
+	assert_false(tlb_transport_can_kick(t));
+	assert_int_equal(tlb_transport_host_epoch(t), 0);
+	assert_int_equal(tlb_transport_state(t, 0), TLB_RUN_OFFLINE);
+
+	/* The first frame is the base: 50 completions from before count
+	 * nothing, the core comes online. */
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 50, 500);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(tlb_transport_host_epoch(t), 100);
+	assert_int_equal(tlb_transport_state(t, 0), TLB_RUN_RUNNING);
+	assert_int_equal(tlb_transport_state(t, 1), TLB_RUN_OFFLINE);
+	assert_int_equal(drain_one(t, 0, &c, &w), 0);
+	/* Totals: two frames sum to what moved since the base. */
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 60, 600);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	fb_frame(f, 0, TLB_RUN_PARKED, 100, 66, 700);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(tlb_transport_state(t, 0), TLB_RUN_PARKED);
+	assert_int_equal(drain_one(t, 0, &c, &w), 2);
+	assert_int_equal(c, 16);
+	assert_int_equal(w, 200);
+	assert_int_equal(drain_one(t, 0, &c, &w), 0);
+	/* A lost frame loses nothing: the next carries the totals. */
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 80, 900);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(drain_one(t, 0, &c, &w), 1);
+	assert_int_equal(c, 14);
+	assert_int_equal(w, 200);
+
+	/* Queue 1 speaks only for core 1. */
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 90, 900);
+	assert_int_equal(tlb_transport_feed(t, 1, f, sizeof(f)),
+			 TLB_FEED_WRONG_CORE);
+	assert_int_equal(drain_one(t, 0, &c, &w), 0);
+	assert_int_equal(tlb_transport_feed(t, 7, f, sizeof(f)),
+			 TLB_FEED_WRONG_CORE);
+	/* Garbage is malformed and changes nothing. */
+	f[20] = 0xff;
+	f[14] = 0;
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)),
+			 TLB_FEED_MALFORMED);
+	assert_int_equal(tlb_transport_feed(t, 0, f, 10), TLB_FEED_MALFORMED);
+	/* Totals that go back, or more work than the completions can
+	 * carry: nothing credited, the next frame counts from them. */
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 70, 900);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)),
+			 TLB_FEED_BAD_TOTALS);
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 71,
+		 900 + 2 * (uint64_t)UINT32_MAX);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)),
+			 TLB_FEED_BAD_TOTALS);
+	assert_int_equal(drain_one(t, 0, &c, &w), 0);
+	fb_frame(f, 0, TLB_RUN_RUNNING, 100, 73,
+		 900 + 2 * (uint64_t)UINT32_MAX + 30);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(drain_one(t, 0, &c, &w), 1);
+	assert_int_equal(c, 2);
+	assert_int_equal(w, 30);
+
+	/* Core 1 posts, then a newer host comes on core 0: core 1's credits
+	 * of the old host are not drained, it is offline until its own
+	 * first frame, and the old epoch cannot come back. */
+	fb_frame(f, 1, TLB_RUN_RUNNING, 100, 0, 0);
+	assert_int_equal(tlb_transport_feed(t, 1, f, sizeof(f)), TLB_FEED_OK);
+	fb_frame(f, 1, TLB_RUN_RUNNING, 100, 5, 50);
+	assert_int_equal(tlb_transport_feed(t, 1, f, sizeof(f)), TLB_FEED_OK);
+	fb_frame(f, 0, TLB_RUN_RUNNING, 200, 0, 0);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(tlb_transport_host_epoch(t), 200);
+	assert_int_equal(tlb_transport_state(t, 1), TLB_RUN_OFFLINE);
+	assert_int_equal(drain_one(t, 1, &c, &w), 0);
+	fb_frame(f, 1, TLB_RUN_RUNNING, 100, 9, 90);
+	assert_int_equal(tlb_transport_feed(t, 1, f, sizeof(f)),
+			 TLB_FEED_STALE);
+	assert_int_equal(tlb_transport_host_epoch(t), 200);
+	fb_frame(f, 1, TLB_RUN_RUNNING, 200, 3, 30);
+	assert_int_equal(tlb_transport_feed(t, 1, f, sizeof(f)), TLB_FEED_OK);
+	assert_int_equal(tlb_transport_state(t, 1), TLB_RUN_RUNNING);
+	assert_int_equal(drain_one(t, 1, &c, &w), 0);
+
+	/* Nothing a host sends is a fault of host memory. */
+	struct tlb_cr_faults fl;
+	struct tlb_transport_core_info ci;
+
+	tlb_transport_faults(t, &fl);
+	assert_int_equal(fl.bad_record, 0);
+	assert_false(tlb_transport_fallback(t, 0));
+	tlb_transport_core_info(t, 0, &ci);
+	assert_int_equal(ci.tid, 0);
+	tlb_transport_close(t);
+
+	assert_int_equal(tlb_transport_packet_create(0, &t, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "packet transport"));
+	/* The other transports take no frames. */
+	assert_int_equal(tlb_transport_none_create(1, &t, err, sizeof(err)), 0);
+	assert_int_equal(tlb_transport_feed(t, 0, f, sizeof(f)),
+			 TLB_FEED_UNEXPECTED);
+	tlb_transport_close(t);
+}
+
 int
 main(void)
 {
@@ -332,6 +539,8 @@ main(void)
 		cmocka_unit_test_setup(test_shm_wrap_leaves_ring, setup_name),
 		cmocka_unit_test_setup(test_shm_create_error, setup_name),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_fb_frames),
+		cmocka_unit_test(test_packet),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
