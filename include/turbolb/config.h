@@ -32,8 +32,8 @@ enum tlb_credit_mode {
 };
 
 enum tlb_transport_kind {
-	TLB_TRANSPORT_SHM = 0,  /* credit ring in shared memory */
-	TLB_TRANSPORT_NONE = 1, /* no host memory: in-band credits only */
+	TLB_TRANSPORT_SHM = 0,    /* credit ring in shared memory */
+	TLB_TRANSPORT_NONE = 1,   /* no host memory: in-band credits only */
 	TLB_TRANSPORT_PACKET = 2, /* feedback and kick frames (feedback.h) */
 };
 

@@ -38,8 +38,8 @@
  * responses. Batching is the same: a frame once `batch` completions are
  * held, or at a flush; a state change that lasts until the next call; a
  * frame that could not be sent (tlb_host_feedback_unsent); and at a
- * heartbeat when the core sent nothing for 100 ms. There is no region to go stale: a
- * daemon that restarts takes the next frame of each core as its base.
+ * heartbeat when the core sent nothing for 100 ms. There is no region to go
+ * stale: a daemon that restarts takes the next frame of each core as its base.
  *
  * Scheduler kick: each core's slot also names the thread serving it (pid
  * and tid of the thread that first used the handle, or last called

@@ -1118,9 +1118,9 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 	dp->host = host;
 	/* A transport without a doorbell of its own (packet) kicks over
 	 * the wire, out of the default target. */
-	dp->kick = cfg->kick.enabled && host != NULL &&
-		   (tlb_transport_can_kick(host) ||
-		    cfg->ports.has_default_target);
+	dp->kick =
+		cfg->kick.enabled && host != NULL &&
+		(tlb_transport_can_kick(host) || cfg->ports.has_default_target);
 	dp->kick_interval_ns = (uint64_t)cfg->kick.min_interval_us * 1000;
 	dp->kick_stall_ns = (uint64_t)cfg->kick.stall_us * 1000;
 	dp->tsc_hz = rte_get_tsc_hz();

@@ -80,13 +80,13 @@ struct tlb_host_core {
 	uint64_t pend_work;
 	uint64_t pend_svc;
 	/* packet transport: what the next feedback frame says */
-	bool fb_due;     /* a frame is to be sent */
+	bool fb_due; /* a frame is to be sent */
 	/* the state the last frame said: a change makes a frame due, one
 	 * undone before the next frame (a short idle sleep) none */
 	enum tlb_core_run_state fb_state;
-	bool offline;    /* tlb_host_set_offline: for good */
-	uint64_t beats;  /* heartbeat counter */
-	uint64_t fb_ns;  /* when the last frame was built */
+	bool offline;             /* tlb_host_set_offline: for good */
+	uint64_t beats;           /* heartbeat counter */
+	uint64_t fb_ns;           /* when the last frame was built */
 	uint64_t tot_completions; /* totals as of the last frame */
 	uint64_t tot_work;
 	uint64_t tot_svc;
@@ -554,8 +554,8 @@ tlb_host_agent_ring(struct tlb_host *h, const char *name, char *err,
 			 name);
 		goto out;
 	}
-	if (tlb_cr_create(name, h->cur->n_cores, 16, 0600, &cr, err,
-			  errlen) != 0)
+	if (tlb_cr_create(name, h->cur->n_cores, 16, 0600, &cr, err, errlen) !=
+	    0)
 		goto out;
 	h->cur->cr = cr;
 	rc = 0;

@@ -93,10 +93,10 @@ static uint32_t n_cores;
 static struct kd_core *cores;
 static uint64_t reattaches;
 static bool boost_warned;
-static int wire_fd = -1;       /* --listen: the raw socket */
-static uint64_t wire_frames;   /* kick frames taken */
-static uint64_t wire_bad;      /* frames that did not parse */
-static uint64_t wire_no_core;  /* for a core we do not watch */
+static int wire_fd = -1;      /* --listen: the raw socket */
+static uint64_t wire_frames;  /* kick frames taken */
+static uint64_t wire_bad;     /* frames that did not parse */
+static uint64_t wire_no_core; /* for a core we do not watch */
 
 void kd_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -745,8 +745,9 @@ write_stats(void)
 		fprintf(f, "  \"listen\": {\"iface\": ");
 		json_string(f, conf.listen);
 		fprintf(f,
-			", \"kick_frames\": %" PRIu64 ", \"bad_frames\": %" PRIu64
-			", \"no_core\": %" PRIu64 "},\n",
+			", \"kick_frames\": %" PRIu64
+			", \"bad_frames\": %" PRIu64 ", \"no_core\": %" PRIu64
+			"},\n",
 			wire_frames, wire_bad, wire_no_core);
 	}
 	fprintf(f, "  \"cores\": [\n");

@@ -69,8 +69,8 @@ struct core_stats {
 	uint64_t nonlinear;   /* multi-segment frames we could not flatten */
 	uint64_t resp_err;    /* responses that could not be built */
 	uint64_t idle_sleeps;
-	uint64_t fb_frames; /* feedback frames sent (--feedback packet) */
-	uint64_t fb_drops;  /* feedback frames the TX queue refused */
+	uint64_t fb_frames;  /* feedback frames sent (--feedback packet) */
+	uint64_t fb_drops;   /* feedback frames the TX queue refused */
 	uint64_t fb_no_mbuf; /* feedback frames with no mbuf to go in */
 	uint64_t kv_get;
 	uint64_t kv_put;
@@ -126,7 +126,7 @@ struct srv_conf {
 	bool port_per_core;
 	enum srv_mode mode;
 	const char *credit_ring;
-	bool feedback_packet; /* --feedback packet: frames, no ring */
+	bool feedback_packet;   /* --feedback packet: frames, no ring */
 	const char *agent_ring; /* --agent-ring: for turbolb-kickd */
 	uint32_t idle_sleep_us;
 	uint32_t batch;

@@ -859,9 +859,8 @@ test_summary_and_names(void **state)
 	free(msgs);
 	/* Feedback frames: ring credits and the kick work, the kick with a
 	 * default target to send its frames out of. */
-	assert_int_equal(load_text(BASE "host:\n  transport: packet\n",
-				   &cfg, &msgs),
-			 0);
+	assert_int_equal(
+		load_text(BASE "host:\n  transport: packet\n", &cfg, &msgs), 0);
 	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_PACKET);
 	tlb_config_free(&cfg);
 	free(msgs);
@@ -885,14 +884,14 @@ test_summary_and_names(void **state)
 	assert_non_null(strstr(msgs, "use host.transport: packet"));
 	tlb_config_free(&cfg);
 	free(msgs);
-	assert_int_equal(load_text(REP_BASE "host:\n  transport: packet\n",
-				   &cfg, &msgs),
-			 0);
+	assert_int_equal(
+		load_text(REP_BASE "host:\n  transport: packet\n", &cfg, &msgs),
+		0);
 	tlb_config_free(&cfg);
 	free(msgs);
-	assert_int_equal(load_text(REP_BASE "host:\n  credits: inband\n",
-				   &cfg, &msgs),
-			 0);
+	assert_int_equal(
+		load_text(REP_BASE "host:\n  credits: inband\n", &cfg, &msgs),
+		0);
 	tlb_config_free(&cfg);
 	free(msgs);
 #undef REP_BASE
