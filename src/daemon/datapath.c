@@ -998,7 +998,10 @@ tlb_dp_poll(struct tlb_dp *dp)
 					pkts, burst);
 	}
 
-	if (dp->has_default_target && dp->index == 0) {
+	/* Each dispatcher drains its own queue of the default target (RSS
+	 * spreads the host's slow path over them) and sends what came on its
+	 * own uplink queue: every queue and counter keeps one writer. */
+	if (dp->has_default_target) {
 		n = rte_eth_rx_burst(dp->default_target.port_id,
 				     dp->default_target.queue, pkts, burst);
 		for (uint16_t i = 0; i < n; i++)

@@ -2,8 +2,11 @@
  * Port set-up. A port may be referred to several times (the targets of
  * several host cores as queues of one port, or the default target); it is
  * configured once with as many queues as the highest queue index needs.
+ * The ports every dispatcher polls a queue of (the uplink, the default
+ * target) hash their traffic over those queues (RSS).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +24,10 @@ RTE_LOG_REGISTER(tlb_logtype_port, turbolb.port, INFO);
 struct port_use {
 	uint16_t port_id;
 	uint16_t n_queues;
+	/* The RX queues that RSS spreads over, rss_first .. rss_first +
+	 * rss_n - 1: one per dispatcher. rss_n is 0 for a port the
+	 * dispatchers do not share. */
+	uint16_t rss_first, rss_n;
 	bool used;
 	bool started;
 };
@@ -36,9 +43,10 @@ tlb_port_lookup(const char *name, uint16_t *port_id)
 }
 
 /* Notes that ref's port is used with queues ref->queue .. ref->queue +
- * n - 1. */
+ * n - 1; with spread, those are one per dispatcher and RSS spreads the
+ * port's traffic over them. */
 static int
-note_use(const struct tlb_port_ref *ref, uint16_t n)
+note_use(const struct tlb_port_ref *ref, uint16_t n, bool spread)
 {
 	uint16_t pid;
 
@@ -61,7 +69,89 @@ note_use(const struct tlb_port_ref *ref, uint16_t n)
 	u->used = true;
 	if (u->n_queues < need)
 		u->n_queues = need;
+	if (spread && n > 1) {
+		/* The uplink and the default target on one port: one range
+		 * covering both. */
+		uint16_t first = u->rss_n == 0
+					 ? ref->queue
+					 : RTE_MIN(u->rss_first, ref->queue);
+		uint16_t end = u->rss_n == 0
+				       ? need
+				       : RTE_MAX(u->rss_first + u->rss_n, need);
+
+		u->rss_first = first;
+		u->rss_n = (uint16_t)(end - first);
+	}
 	return 0;
+}
+
+/* The hash types asked of a port that spreads over the dispatchers: UDP
+ * over IPv4 and IPv6 by addresses and ports, so that the RPCs of many
+ * clients spread and every packet of one flow (every packet of a
+ * multi-packet request among them) reaches one dispatcher, whose affinity
+ * table holds the request; other IP traffic by its addresses. */
+#define TLB_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP)
+#define TLB_RSS_UDP                                                            \
+	(RTE_ETH_RSS_NONFRAG_IPV4_UDP | RTE_ETH_RSS_NONFRAG_IPV6_UDP)
+
+/* Fills conf's RSS part for u: the hash types of TLB_RSS_HF the device
+ * has. A device that cannot hash UDP is logged: its queues then get
+ * whatever its driver or the sender puts on them. */
+static void
+rss_conf(const struct port_use *u, const struct rte_eth_dev_info *info,
+	 struct rte_eth_conf *conf)
+{
+	uint64_t hf = TLB_RSS_HF & info->flow_type_rss_offloads;
+
+	if ((hf & TLB_RSS_UDP) != TLB_RSS_UDP)
+		TLB_LOG(WARNING, port,
+			"port %u (%s): the device cannot hash UDP over IPv4 "
+			"and IPv6 (RSS types 0x%" PRIx64
+			"): its %u dispatcher queues get the wire as the "
+			"driver or the sender spreads it, not per flow",
+			u->port_id,
+			info->device ? rte_dev_name(info->device) : "?",
+			info->flow_type_rss_offloads, u->rss_n);
+	if (hf == 0)
+		return;
+	conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+	conf->rx_adv_conf.rss_conf.rss_key = NULL; /* the driver's key */
+	conf->rx_adv_conf.rss_conf.rss_hf = hf;
+}
+
+/* Points the redirection table of a started RSS port at the dispatchers'
+ * queues only, where the port has other RX queues too (queues of host
+ * cores, or a uplink.queue above 0): the default table spreads over every
+ * RX queue, and what lands on a queue no dispatcher polls is lost. */
+static void
+rss_reta(const struct port_use *u, const struct rte_eth_dev_info *info)
+{
+	struct rte_eth_rss_reta_entry64
+		reta[RTE_ETH_RSS_RETA_SIZE_512 / RTE_ETH_RETA_GROUP_SIZE];
+	uint16_t size = info->reta_size;
+	int rc = -ENOTSUP;
+
+	if (u->rss_first == 0 && u->rss_n == u->n_queues)
+		return;
+	if (size != 0 && size <= RTE_ETH_RSS_RETA_SIZE_512) {
+		memset(reta, 0, sizeof(reta));
+		for (uint16_t i = 0; i < size; i++) {
+			struct rte_eth_rss_reta_entry64 *e =
+				&reta[i / RTE_ETH_RETA_GROUP_SIZE];
+
+			e->mask |= 1ull << (i % RTE_ETH_RETA_GROUP_SIZE);
+			e->reta[i % RTE_ETH_RETA_GROUP_SIZE] =
+				(uint16_t)(u->rss_first + i % u->rss_n);
+		}
+		rc = rte_eth_dev_rss_reta_update(u->port_id, reta, size);
+	}
+	if (rc != 0)
+		TLB_LOG(WARNING, port,
+			"port %u: RSS redirection to queues %u..%u: %s: "
+			"what the device hashes to its other %u RX queues "
+			"is never received",
+			u->port_id, u->rss_first, u->rss_first + u->rss_n - 1,
+			rte_strerror(-rc), u->n_queues - u->rss_n);
 }
 
 /* The floor of the per-lcore cache: what the pool had before it was
@@ -178,6 +268,8 @@ setup_port(const struct tlb_config *cfg, struct port_use *u,
 			u->n_queues, info.max_rx_queues, info.max_tx_queues);
 		return -1;
 	}
+	if (u->rss_n > 1)
+		rss_conf(u, &info, &conf);
 	rc = rte_eth_dev_configure(pid, nrx, ntx, &conf);
 	if (rc == 0)
 		rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &rxd, &txd);
@@ -193,14 +285,18 @@ setup_port(const struct tlb_config *cfg, struct port_use *u,
 		return -1;
 	}
 	u->started = true;
+	if (conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS)
+		rss_reta(u, &info);
 	/* Requests carry the host's addresses, not ours: see them all. Not
 	 * every driver has the notion (memif does not), which is fine. */
 	rc = rte_eth_promiscuous_enable(pid);
 	if (rc != 0 && rc != -ENOTSUP)
 		TLB_LOG(WARNING, port, "port %u: promiscuous: %s", pid,
 			rte_strerror(-rc));
-	TLB_LOG(INFO, port, "port %u started: %u rx/%u tx queues, %u/%u desc",
-		pid, nrx, ntx, rxd, txd);
+	TLB_LOG(INFO, port,
+		"port %u started: %u rx/%u tx queues, %u/%u desc, RSS types "
+		"0x%" PRIx64,
+		pid, nrx, ntx, rxd, txd, conf.rx_adv_conf.rss_conf.rss_hf);
 	return 0;
 }
 
@@ -214,14 +310,14 @@ tlb_ports_setup(const struct tlb_config *cfg, struct rte_mempool **pool)
 	uint16_t n_dps = (uint16_t)cfg->datapath.n_lcores;
 
 	/* The uplink and the default target have one queue pair per
-	 * dispatcher lcore. */
-	if (note_use(&cfg->ports.uplink, n_dps) != 0)
+	 * dispatcher lcore, dispatcher i on queue .queue + i. */
+	if (note_use(&cfg->ports.uplink, n_dps, true) != 0)
 		return -1;
 	for (unsigned int i = 0; i < cfg->ports.n_targets; i++)
-		if (note_use(&cfg->ports.targets[i].ref, 1) != 0)
+		if (note_use(&cfg->ports.targets[i].ref, 1, false) != 0)
 			return -1;
 	if (cfg->ports.has_default_target &&
-	    note_use(&cfg->ports.default_target, n_dps) != 0)
+	    note_use(&cfg->ports.default_target, n_dps, true) != 0)
 		return -1;
 
 	cache = cache_size(cfg);

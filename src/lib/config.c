@@ -111,6 +111,28 @@ cfg_error(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A warning: the file loads, but something in it works worse than the
+ * user likely expects. Not counted as an error. */
+static void cfg_warning(struct cfg_ctx *ctx, const yaml_node_t *node,
+			const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+cfg_warning(struct cfg_ctx *ctx, const yaml_node_t *node, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ctx->errs == NULL)
+		return;
+	va_start(ap, fmt);
+	fprintf(ctx->errs, "%s:%zu:%zu: warning: ", ctx->name,
+		node != NULL ? node->start_mark.line + 1 : 1,
+		node != NULL ? node->start_mark.column + 1 : 1);
+	vfprintf(ctx->errs, fmt, ap);
+	fputc('\n', ctx->errs);
+	va_end(ap);
+}
+
 /* ---- node helpers ---- */
 
 static const char *
@@ -869,6 +891,53 @@ check_lcores(struct cfg_ctx *ctx)
 	}
 }
 
+/* Dispatcher d of D owns host cores d, d + D, ...: unequal shares cap
+ * the host when the uplink's RSS gives each dispatcher the same part of
+ * the wire, since the dispatchers with the smaller share saturate first.
+ * A dispatcher without a core is refused when the daemon starts
+ * (tlb_dp_init()); the file says so here. */
+static void
+check_shares(struct cfg_ctx *ctx)
+{
+	const struct tlb_config *cfg = ctx->cfg;
+	const yaml_node_t *node = cfg_node_of(ctx, cfg->datapath.lcores);
+	unsigned int n = cfg->ports.n_targets, d = cfg->datapath.n_lcores;
+	unsigned int q, r;
+	char shares[96] = "";
+	size_t off = 0;
+
+	if (d <= 1 || n == 0)
+		return;
+	if (n < d) {
+		cfg_warning(ctx, node,
+			    "%u dispatchers for %u host core%s: turbolbd "
+			    "refuses to start, each dispatcher needs a host "
+			    "core of its own",
+			    d, n, n == 1 ? "" : "s");
+		return;
+	}
+	q = n / d;
+	r = n % d;
+	if (r == 0)
+		return;
+	if (d <= 16)
+		for (unsigned int i = 0; i < d && off < sizeof(shares); i++)
+			off += (size_t)snprintf(
+				shares + off, sizeof(shares) - off, "%s%u",
+				i == 0 ? "" : "/", q + (i < r ? 1 : 0));
+	else
+		snprintf(shares, sizeof(shares), "%u of %u and %u of %u", r,
+			 q + 1, d - r, q);
+	cfg_warning(ctx, node,
+		    "%u host cores over %u dispatchers: %s; the dispatcher%s "
+		    "with %u saturate%s first, at about %u/%u of the others' "
+		    "capacity: with the wire spread evenly over the "
+		    "dispatchers the host reaches about %u%% of its capacity "
+		    "(a multiple of %u host cores divides evenly)",
+		    n, d, shares, d - r == 1 ? "" : "s", q,
+		    d - r == 1 ? "s" : "", q, q + 1, 100 * d * q / n, d);
+}
+
 static const struct cfg_key port_ref_keys[] = {
 	KEY_STR("port", struct tlb_port_ref, port,
 		CFG_REQUIRED | CFG_NONEMPTY | CFG_RESTART, NULL),
@@ -1433,6 +1502,7 @@ load_text(struct cfg_ctx *ctx, const char *text, size_t len)
 		parse_map(ctx, root, tlb_cfg_root_keys, NULL, "", ctx->cfg);
 	check_lcores(ctx);
 	check_transport(ctx);
+	check_shares(ctx);
 	ctx->doc = NULL;
 	yaml_document_delete(&doc);
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# turbolbd --check-config on every shipped config (exit 0, one-line summary)
-# and on every bad config (exit 1, FILE:LINE:COL: message as its
-# "# expect: LINE:COL WORD" comment says); --help and --version.
+# turbolbd --check-config on every shipped config (exit 0, one-line summary,
+# no warning), on every config that loads with a warning (exit 0, the
+# summary, and FILE:LINE:COL: warning: as its "# expect-warning: LINE:COL
+# TEXT" comment says) and on every bad config (exit 1, FILE:LINE:COL:
+# message as its "# expect: LINE:COL WORD" comment says); --help and
+# --version.
 set -u
 turbolbd=$1
 src=$2
@@ -19,6 +22,21 @@ for f in "$src"/configs/*.yaml; do
 		ok "good config $f"
 	else
 		bad "good config $f (rc=$rc): $out"
+	fi
+done
+
+for f in "$src"/tests/configs/warn/*.yaml; do
+	expect=$(sed -n 's/^# expect-warning: *//p' "$f" | head -1)
+	pos=${expect%% *}
+	text=${expect#* }
+	err=$(${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config "$f" 2>&1 >/dev/null)
+	out=$(${MESON_EXE_WRAPPER:-} "$turbolbd" --check-config "$f" 2>/dev/null)
+	rc=$?
+	if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q "^$f: ok: policy " &&
+	   printf '%s' "$err" | grep -qF "$f:$pos: warning: $text"; then
+		ok "warning config $(basename "$f") -> $pos $text"
+	else
+		bad "warning config $f (rc=$rc, want $pos '$text'): $out $err"
 	fi
 done
 

@@ -148,8 +148,8 @@ test_bluefield_config(void **state)
 			    "--allow=0000:03:00.0,"
 			    "representor=pf0vf[0-7,65535],dv_flow_en=1");
 
-	assert_int_equal(cfg.datapath.n_lcores, 3);
-	for (i = 0; i < 3; i++)
+	assert_int_equal(cfg.datapath.n_lcores, 2);
+	for (i = 0; i < 2; i++)
 		assert_int_equal(cfg.datapath.lcores[i], i + 1);
 
 	assert_string_equal(cfg.ports.uplink.port, "0000:03:00.0");
@@ -166,7 +166,8 @@ test_bluefield_config(void **state)
 	}
 	assert_string_equal(cfg.policy.name, "jlq");
 	assert_true(cfg.policy.params.prefer_running);
-	assert_string_equal(cfg.host.group, "turbolb");
+	assert_int_equal(cfg.host.transport, TLB_TRANSPORT_PACKET);
+	assert_int_equal(cfg.host.credits, TLB_CREDITS_RING);
 	tlb_config_free(&cfg);
 }
 
@@ -1070,6 +1071,83 @@ test_needs_restart_ports(void **state)
 	tlb_config_free(&a);
 }
 
+/* ---- warnings ---- */
+
+#define EIGHT_TARGETS                                                          \
+	"ports:\n"                                                             \
+	"  uplink: { port: up0 }\n"                                            \
+	"  targets:\n"                                                         \
+	"    - { core: 0, port: h0 }\n"                                        \
+	"    - { core: 1, port: h1 }\n"                                        \
+	"    - { core: 2, port: h2 }\n"                                        \
+	"    - { core: 3, port: h3 }\n"                                        \
+	"    - { core: 4, port: h4 }\n"                                        \
+	"    - { core: 5, port: h5 }\n"                                        \
+	"    - { core: 6, port: h6 }\n"                                        \
+	"    - { core: 7, port: h7 }\n"                                        \
+	"datapath:\n"
+
+/* Host cores that do not divide evenly among the dispatchers: the file
+ * loads, with a warning at datapath.lcores that gives every share and
+ * what the smallest costs; an even split says nothing. */
+static void
+test_dispatcher_shares(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	assert_int_equal(
+		load_text(EIGHT_TARGETS "  lcores: [1, 2, 3]\n", &cfg, &msgs),
+		0);
+	assert_non_null(strstr(msgs,
+			       "t.yaml:13:11: warning: 8 host cores over 3 "
+			       "dispatchers: 3/3/2; the dispatcher with 2 "
+			       "saturates first, at about 2/3 of the others' "
+			       "capacity"));
+	assert_non_null(strstr(msgs, "about 75% of its capacity"));
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	assert_int_equal(load_text(EIGHT_TARGETS "  lcores: [1, 2, 3, 4, 5]\n",
+				   &cfg, &msgs),
+			 0);
+	assert_non_null(strstr(msgs, "8 host cores over 5 dispatchers: "
+				     "2/2/2/1/1; the dispatchers with 1 "
+				     "saturate first, at about 1/2"));
+	assert_non_null(strstr(msgs, "about 62% of its capacity"));
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* even splits, and one dispatcher: no message */
+	assert_int_equal(
+		load_text(EIGHT_TARGETS "  lcores: [1, 2]\n", &cfg, &msgs), 0);
+	assert_string_equal(msgs, "");
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(EIGHT_TARGETS
+				   "  lcores: [1, 2, 3, 4, 5, 6, 7, 8]\n",
+				   &cfg, &msgs),
+			 0);
+	assert_string_equal(msgs, "");
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(load_text(EIGHT_TARGETS "  burst: 32\n", &cfg, &msgs),
+			 0);
+	assert_string_equal(msgs, "");
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* more dispatchers than host cores: the start would refuse it */
+	assert_int_equal(
+		load_text(BASE "datapath:\n  lcores: [1, 2]\n", &cfg, &msgs),
+		0);
+	assert_non_null(strstr(msgs, "warning: 2 dispatchers for 1 host "
+				     "core: turbolbd refuses to start"));
+	tlb_config_free(&cfg);
+	free(msgs);
+}
+
 int
 main(void)
 {
@@ -1094,6 +1172,7 @@ main(void)
 		cmocka_unit_test(test_schema_check_catches),
 		cmocka_unit_test(test_needs_restart),
 		cmocka_unit_test(test_needs_restart_ports),
+		cmocka_unit_test(test_dispatcher_shares),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
