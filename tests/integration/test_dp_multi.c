@@ -74,7 +74,7 @@ slow_frame(unsigned int q, unsigned int i)
 	uint8_t f[256];
 	struct tlb_frame_addrs a =
 		client((uint16_t)(50000 + q * 1000 + i % 1000));
-	struct tlb_rpc_hdr h = frame_request_hdr(i + 1, 0);
+	struct tlb_rpc_hdr h = tlb_request_hdr(i + 1, 0);
 
 	a.key.dst_port = SLOW_PORT;
 	size_t len = tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);

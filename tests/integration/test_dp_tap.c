@@ -153,7 +153,7 @@ test_tap_queues(void **state)
 		if (sent < N_REQUESTS && sent - received < 128) {
 			struct tlb_frame_addrs a =
 				client((uint16_t)(40000 + sent % N_FLOWS));
-			struct tlb_rpc_hdr h = frame_request_hdr(sent + 1, 0);
+			struct tlb_rpc_hdr h = tlb_request_hdr(sent + 1, 0);
 			size_t len =
 				tlb_build_frame(f, sizeof(f), &a, &h, NULL, 0);
 
@@ -165,7 +165,7 @@ test_tap_queues(void **state)
 			struct tlb_frame_addrs a =
 				client((uint16_t)(50000 + slow_sent % N_FLOWS));
 			struct tlb_rpc_hdr h =
-				frame_request_hdr(slow_sent + 1, 0);
+				tlb_request_hdr(slow_sent + 1, 0);
 
 			a.key.dst_port = SLOW_PORT;
 			size_t len =
