@@ -173,10 +173,28 @@ struct tlb_proto_port {
  * paths look at first, and the ports of the other protocols. */
 struct tlb_parse_opts {
 	uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* turbolb, host byte order */
-	unsigned int n_udp_ports;
+	/* Both counts in one word: the usual daemon's test (one turbolb
+	 * port and no other) is one compare (tlb_is_rpc_port()). */
+	union {
+		struct {
+			uint16_t n_udp_ports;   /* of udp_ports */
+			uint16_t n_proto_ports; /* of proto_ports */
+		};
+		uint32_t n_ports;
+	};
 	struct tlb_proto_port proto_ports[TLB_RPC_MAX_PORTS];
-	unsigned int n_proto_ports;
 };
+
+/* The n_ports of opts with these two counts (a constant once inlined). */
+static inline uint32_t
+tlb_parse_opts_counts(uint16_t n_udp_ports, uint16_t n_proto_ports)
+{
+	struct tlb_parse_opts o;
+
+	o.n_udp_ports = n_udp_ports;
+	o.n_proto_ports = n_proto_ports;
+	return o.n_ports;
+}
 
 /* Message flags a protocol module sets (tlb_parsed.msg_flags). */
 #define TLB_MSG_F_ONEWAY 0x01u /* a request that is never answered */
@@ -275,9 +293,10 @@ tlb_proto_port_find(const struct tlb_parse_opts *o, uint16_t port)
 static inline bool
 tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
 {
-	if (__builtin_expect(o->n_proto_ports == 0, 1))
-		return tlb_is_native_port(o, port);
-	return tlb_is_native_port(o, port) || tlb_proto_port_find(o, port) >= 0;
+	if (__builtin_expect(o->n_ports == tlb_parse_opts_counts(1, 0), 1))
+		return o->udp_ports[0] == port; /* the usual daemon */
+	return tlb_is_native_port(o, port) ||
+	       (o->n_proto_ports != 0 && tlb_proto_port_find(o, port) >= 0);
 }
 
 /* Classifies the UDP payload b[0, len) of a datagram of protocol proto

@@ -664,7 +664,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	static const struct tlb_parse_opts many_over = {
 		.udp_ports = {53, 9000, 9001, 7000, 4791, 1, 65535, 0},
-		.n_udp_ports = 0xffffffffu,
+		.n_udp_ports = 0xffff,
 	};
 	static const struct tlb_parse_opts none = {.n_udp_ports = 0};
 	/* every protocol, with turbolb's ports first */
