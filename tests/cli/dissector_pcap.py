@@ -87,6 +87,11 @@ def to_cli(l3, v6=False):
     return eth(CLI_MAC, SRV_MAC, 0x86dd if v6 else 0x0800, l3)
 
 
+def mc(req_id, seq, total, text):
+    """memcached's 8-byte UDP frame header, then the text."""
+    return struct.pack('!HHHH', req_id, seq, total, 0) + text
+
+
 def frames():
     """The frames of the capture, in order."""
     out = []
@@ -110,6 +115,14 @@ def frames():
     out.append(to_srv(ipv4(C4, S4, 40003, 9000,
         rpc(1, 9, magic=0x5443))))
     out.append(to_srv(ipv4(C4, S4, 40004, 9100, rpc(1, 10, b'p'))))
+    # memcached over UDP, client 40010 <-> server 11211
+    out.append(to_srv(ipv4(C4, S4, 40010, 11211, mc(7, 0, 1, b'get foo\r\n'))))
+    out.append(to_cli(ipv4(S4, C4, 11211, 40010,
+        mc(7, 0, 2, b'VALUE foo 0 5\r\nab'))))
+    out.append(to_cli(ipv4(S4, C4, 11211, 40010,
+        mc(7, 1, 2, b'cde\r\nEND\r\n'))))
+    out.append(to_cli(ipv4(S4, C4, 11211, 40010, mc(7, 0, 0, b''))))
+    out.append(to_srv(ipv4(C4, S4, 40010, 11211, mc(8, 0, 2, b'get a\r\n'))))
     return out
 
 

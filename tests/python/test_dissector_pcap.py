@@ -66,10 +66,16 @@ class Header(unittest.TestCase):
         self.assertEqual(f[12:18], bytes.fromhex('810000640800'))
 
 
+class Memcached(unittest.TestCase):
+    def test_frame_header(self):
+        m = dp.mc(7, 1, 2, b'x')
+        self.assertEqual(m, bytes.fromhex('0007000100020000') + b'x')
+
+
 class Capture(unittest.TestCase):
     def test_records(self):
         frs = dp.frames()
-        self.assertEqual(len(frs), 10)
+        self.assertEqual(len(frs), 15)
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, 'x.pcap')
             dp.write_pcap(path, frs)
@@ -82,7 +88,7 @@ class Capture(unittest.TestCase):
             self.assertEqual((ts, cap), (1700000000 + n, len(frs[n])))
             off += 16 + cap
             n += 1
-        self.assertEqual(n, 10)
+        self.assertEqual(n, 15)
 
 
 if __name__ == "__main__":
