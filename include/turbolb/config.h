@@ -94,9 +94,12 @@ struct tlb_config {
 		unsigned int n_targets; /* required, >= 1 */
 	} ports;
 
+	/* rpc.ports (or its short form rpc.udp_ports: turbolb ports) */
 	struct {
 		uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* default [9000] */
 		unsigned int n_udp_ports;
+		/* enum tlb_proto of each of udp_ports, default turbolb */
+		uint8_t port_proto[TLB_RPC_MAX_PORTS];
 	} rpc;
 
 	struct {

@@ -29,6 +29,9 @@
 	X(incomplete_messages, COUNTER, "turbolb_incomplete_messages_total",   \
 	  "Multi-packet messages whose last packet never came, or that "       \
 	  "lost their core: their charge handed back.")                        \
+	X(oneway, COUNTER, "turbolb_oneway_requests_total",                    \
+	  "Requests never answered by their protocol (memcached noreply): "    \
+	  "steered to a host core without a charge.")                          \
 	X(held, COUNTER, "turbolb_fifo_held_total",                            \
 	  "Requests put in the NIC-side FIFO.")                                \
 	X(released, COUNTER, "turbolb_fifo_released_total",                    \
@@ -40,6 +43,17 @@
 	X(resp_core_mismatch, COUNTER, "turbolb_response_core_mismatch_total", \
 	  "Responses whose server_core is not the core of the queue "          \
 	  "they came on (counted at the queue's core).")                       \
+	X(response_followups, COUNTER, "turbolb_response_followups_total",     \
+	  "Response datagrams of a request already completed (more "           \
+	  "datagrams or more responses to one request, dns and "               \
+	  "memcached): sent on, no completion.")                               \
+	X(unanswered, COUNTER, "turbolb_unanswered_requests_total",            \
+	  "Requests of dns or memcached with no answer within "                \
+	  "host.write_off_us: taken out of the view.")                         \
+	X(request_ids_full, COUNTER, "turbolb_request_ids_full_total",         \
+	  "Requests of dns or memcached pushed out of the full table of "      \
+	  "outstanding request ids, or replaced by a request with the same "   \
+	  "id: taken out of the view.")                                        \
 	X(completions_credit, COUNTER, "turbolb_completions_credit_total",     \
 	  "Completions counted from the credit ring.")                         \
 	X(completions_extra, COUNTER, "turbolb_completions_extra_total",       \

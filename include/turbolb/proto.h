@@ -109,6 +109,8 @@ enum tlb_parse_err {
 	TLB_PARSE_BAD_PAYLOAD_LEN, /* payload_len beyond the UDP datagram */
 	TLB_PARSE_BAD_PKT_COUNT,   /* pkt_cnt == 0 or > TLB_RPC_MAX_PKTS */
 	TLB_PARSE_BAD_PKT_INDEX,   /* pkt_idx >= pkt_cnt */
+	TLB_PARSE_TRUNC_MSG,       /* shorter than its protocol's header (dns,
+				      memcached) */
 	TLB_PARSE_ERR_MAX
 };
 
@@ -127,11 +129,57 @@ struct tlb_flow_key {
 	uint8_t proto;      /* IPPROTO_UDP for RPCs */
 };
 
-/* What the classifier needs to know. */
-struct tlb_parse_opts {
-	uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* host byte order */
-	unsigned int n_udp_ports;
+/* The protocols a UDP port can speak (docs/protocol.md, "Protocols"):
+ * each one a module, src/lib/proto_<name>.c. */
+enum tlb_proto {
+	TLB_PROTO_TURBOLB = 0, /* the RPC header above: the fast path */
+	TLB_PROTO_DNS,         /* the DNS header's id and QR bit */
+	TLB_PROTO_MEMCACHED,   /* memcached's 8-byte UDP frame header */
+	TLB_PROTO_UDP,         /* one datagram each way, no header */
+	TLB_PROTO_N
 };
+
+/* How a protocol's responses complete its requests at the NIC. */
+enum tlb_proto_completion {
+	/* Every response message is one completion, on its first packet,
+	 * and echoes the work charged (turbolb's work_ns). */
+	TLB_COMPLETE_ECHO = 0,
+	/* The first response datagram that echoes an outstanding request's
+	 * id completes it, with the work it was charged; every later one
+	 * (more datagrams, more responses to the same request) is a
+	 * follow-up. Requests never answered are written off. */
+	TLB_COMPLETE_BY_ID,
+	/* Every response datagram completes one request of its core's
+	 * queue: nothing identifies which. */
+	TLB_COMPLETE_EACH,
+};
+
+/* The protocol's configuration name ("turbolb", "dns", ...), or NULL for
+ * a value outside the enum. */
+const char *tlb_proto_name(enum tlb_proto proto);
+
+/* The protocol called name, or -1. */
+int tlb_proto_find(const char *name);
+
+enum tlb_proto_completion tlb_proto_completion(enum tlb_proto proto);
+
+/* A port of a protocol other than turbolb. */
+struct tlb_proto_port {
+	uint16_t port; /* host byte order */
+	uint8_t proto; /* enum tlb_proto, never TLB_PROTO_TURBOLB */
+};
+
+/* What the classifier needs to know: the turbolb ports, which the fast
+ * paths look at first, and the ports of the other protocols. */
+struct tlb_parse_opts {
+	uint16_t udp_ports[TLB_RPC_MAX_PORTS]; /* turbolb, host byte order */
+	unsigned int n_udp_ports;
+	struct tlb_proto_port proto_ports[TLB_RPC_MAX_PORTS];
+	unsigned int n_proto_ports;
+};
+
+/* Message flags a protocol module sets (tlb_parsed.msg_flags). */
+#define TLB_MSG_F_ONEWAY 0x01u /* a request that is never answered */
 
 struct tlb_parsed {
 	enum tlb_frame_class cls;
@@ -141,8 +189,14 @@ struct tlb_parsed {
 	uint16_t l4_off;      /* offset of the UDP header (if UDP) */
 	uint16_t rpc_off;     /* offset of the RPC header (RPC frames only) */
 	uint16_t payload_off; /* offset of the RPC payload (RPC frames only) */
+	uint8_t proto;        /* enum tlb_proto (RPC frames only) */
+	uint8_t msg_flags;    /* TLB_MSG_F_* (RPC frames only) */
 	struct tlb_flow_key key; /* valid for IP frames */
-	struct tlb_rpc_hdr hdr;  /* valid for RPC frames */
+	/* Valid for RPC frames. For a protocol other than turbolb, its
+	 * module fills in type, req_id, pkt_idx, pkt_cnt, svc_class and
+	 * (with TLB_RPC_F_HINT in flags) svc_hint_ns from its own header;
+	 * the other fields are zero. */
+	struct tlb_rpc_hdr hdr;
 };
 
 /* Parses and classifies one whole frame starting at the Ethernet header.
@@ -186,10 +240,10 @@ size_t tlb_make_response(void *buf, size_t len, const struct tlb_parsed *p,
 			 uint16_t server_core, uint32_t service_ns,
 			 uint16_t resp_payload_len);
 
-/* True if a UDP port is one of ours. A count past the array (opts come
- * from config) reads no further than the array. */
+/* True if a UDP port is one of the turbolb ports. A count past the array
+ * (opts come from config) reads no further than the array. */
 static inline bool
-tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
+tlb_is_native_port(const struct tlb_parse_opts *o, uint16_t port)
 {
 	unsigned int n = o->n_udp_ports;
 	bool ours = false;
@@ -203,8 +257,42 @@ tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
 	return ours;
 }
 
+/* The protocol of one of the other protocols' ports, or -1. */
+static inline int
+tlb_proto_port_find(const struct tlb_parse_opts *o, uint16_t port)
+{
+	unsigned int n = o->n_proto_ports;
+
+	if (n > TLB_RPC_MAX_PORTS)
+		n = TLB_RPC_MAX_PORTS;
+	for (unsigned int i = 0; i < n; i++)
+		if (o->proto_ports[i].port == port)
+			return o->proto_ports[i].proto;
+	return -1;
+}
+
+/* True if a UDP port is one of ours, of any protocol. */
+static inline bool
+tlb_is_rpc_port(const struct tlb_parse_opts *o, uint16_t port)
+{
+	if (__builtin_expect(o->n_proto_ports == 0, 1))
+		return tlb_is_native_port(o, port);
+	return tlb_is_native_port(o, port) || tlb_proto_port_find(o, port) >= 0;
+}
+
+/* Classifies the UDP payload b[0, len) of a datagram of protocol proto
+ * sent to one of its ports (to_port) or from one, as its module says:
+ * on TLB_PARSE_OK out->cls is TLB_FRAME_REQUEST or TLB_FRAME_RESPONSE,
+ * and out->hdr, msg_flags and payload_off - rpc_off (the protocol
+ * header's length) are filled in; otherwise the error. out's other fields
+ * are left alone. Never reads past b[len). */
+enum tlb_parse_err tlb_proto_classify(enum tlb_proto proto, const uint8_t *b,
+				      size_t len, bool to_port,
+				      struct tlb_parsed *out);
+
 /* Sets the work_ns field of the parsed RPC frame in place and updates the
- * UDP checksum incrementally (the daemon stamps what it charged). */
+ * UDP checksum incrementally (the daemon stamps what it charged). Frames
+ * of other protocols have no such field and are left as they are. */
 void tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p,
 			 uint32_t work_ns);
 

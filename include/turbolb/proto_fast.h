@@ -74,10 +74,10 @@ tlb_fast_layout(const uint8_t *b, size_t len, size_t *udp_len)
 static __attribute__((noinline, unused)) bool
 tlb_fast_our_port_slow(const struct tlb_parse_opts *opts, uint16_t port)
 {
-	return tlb_is_rpc_port(opts, port);
+	return tlb_is_native_port(opts, port);
 }
 
-/* tlb_is_rpc_port(), the first port (the usual daemon's only one)
+/* tlb_is_native_port(), the first port (the usual daemon's only one)
  * compared first, the rest out of line. */
 static inline __attribute__((always_inline)) bool
 tlb_fast_our_port(const struct tlb_parse_opts *opts, uint16_t port)
@@ -93,8 +93,9 @@ tlb_fast_our_port(const struct tlb_parse_opts *opts, uint16_t port)
 	((uint32_t)TLB_RPC_MAGIC << 16 | TLB_RPC_VERSION << 8 | (type))
 
 /* The RPC header of a single-packet message in that layout, or NULL: a
- * request to one of our ports, or (response) a response or error from one
- * of our ports to one that is not ours. */
+ * request to one of our turbolb ports, or (response) a response or error
+ * from one of them to a port that is not ours, of any protocol (the
+ * destination decides). */
 static inline __attribute__((always_inline)) const uint8_t *
 tlb_fast_rpc(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	     bool response)

@@ -18,6 +18,7 @@
 
 #include "turbolb/proto_fast.h"
 #include "turbolb/stats.h"
+#include "turbolb/svc_est.h"
 #include "dp.h"
 #include "log.h"
 #include "port.h"
@@ -75,6 +76,18 @@ tx_unsent(struct tlb_dp_port *port, uint16_t from, uint16_t to)
 		rte_pktmbuf_free(port->pkts[i]);
 	}
 	count(dp, port->drop, to - from);
+}
+
+/* Whether a port's protocol completes by id: the table of outstanding ids
+ * is made only then. */
+static bool
+ids_needed(const struct tlb_parse_opts *o)
+{
+	for (unsigned int i = 0; i < o->n_proto_ports; i++)
+		if (tlb_proto_completion(o->proto_ports[i].proto) ==
+		    TLB_COMPLETE_BY_ID)
+			return true;
+	return false;
 }
 
 static int port_init(struct tlb_dp *dp, struct tlb_dp_port *port,
@@ -349,6 +362,102 @@ steer_continuation(struct tlb_dp *dp, struct rte_mbuf *m, int core,
 	return STEER_DROPPED;
 }
 
+/* The key of a request of a protocol completed by id: its client's
+ * address and port and its id, the protocol in the id's top bits (one
+ * client socket may talk to several services). A response's client is its
+ * destination. */
+static void
+ids_key(struct tlb_aff_key *k, const struct tlb_parsed *p, bool response)
+{
+	memset(k, 0, sizeof(*k));
+	memcpy(k->addr, response ? p->key.dst_addr : p->key.src_addr,
+	       sizeof(k->addr));
+	k->port = response ? p->key.dst_port : p->key.src_port;
+	k->ip_version = p->key.ip_version;
+	k->req_id = p->hdr.req_id | (uint64_t)p->proto << 56;
+}
+
+/* A tracked request that leaves the view unanswered: its charge goes back
+ * to its core, unless the core has been written off or reset since. */
+static void
+request_unanswered(struct tlb_dp *dp, const struct tlb_aff_msg *msg,
+		   enum tlb_dp_counter why)
+{
+	if (msg->core < dp->n_cores && dp->lv->core[msg->core].gen == msg->gen)
+		tlb_lv_on_unsent(dp->lv, msg->core, 1, msg->work_ns);
+	count(dp, why, 1);
+}
+
+/* Remembers what a request of a protocol completed by id charged core. A
+ * request still outstanding under the same key (the client reused the id
+ * before its answer) and one pushed out of a full set are taken out of
+ * the view. */
+static void
+ids_track(struct tlb_dp *dp, const struct tlb_parsed *p, int core,
+	  const struct tlb_request_info *req)
+{
+	struct tlb_aff_key k;
+	struct tlb_aff_msg msg, old;
+
+	ids_key(&k, p, false);
+	if (tlb_aff_lookup(dp->ids, &k, &old) >= 0)
+		request_unanswered(dp, &old, TLB_DP_request_ids_full);
+	msg.core = (uint16_t)core;
+	msg.gen = dp->lv->core[core].gen;
+	/* what steer_new() charged: the estimate does not change between
+	 * two calls without a response between them */
+	msg.work_ns = tlb_policy_work_estimate(&dp->policy, req);
+	if (tlb_aff_insert(dp->ids, &k, &msg, 1, dp->poll_ns, &old))
+		request_unanswered(dp, &old, TLB_DP_request_ids_full);
+}
+
+/* A request of a protocol that never answers it: to the policy's pick,
+ * uncharged, so that nothing waits for its completion. */
+static int
+steer_oneway(struct tlb_dp *dp, struct rte_mbuf *m,
+	     const struct tlb_request_info *req)
+{
+	int core = tlb_policy_pick(&dp->policy, dp->lv, req);
+
+	if (core < 0) {
+		if (core == TLB_PICK_HOLD)
+			return STEER_HOLD;
+		count(dp, TLB_DP_drop_no_core, 1);
+		rte_pktmbuf_free(m);
+		return STEER_DROPPED;
+	}
+	count(dp, TLB_DP_oneway, 1);
+	count(dp, TLB_DP_steered, 1);
+	port_send(&dp->target[core], m, 0);
+	return core;
+}
+
+/* A request of another protocol than turbolb (dns, memcached, udp): one
+ * datagram, steered as a new message; the protocols completed by id
+ * remember its charge (docs/protocol.md, "What completes a request"). */
+static __rte_noinline int
+steer_proto(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
+	    struct steer_mode mode)
+{
+	struct tlb_request_info req = {
+		.key = &p->key,
+		.svc_hint_ns = (p->hdr.flags & TLB_RPC_F_HINT)
+				       ? p->hdr.svc_hint_ns
+				       : 0,
+		.svc_class = p->hdr.svc_class,
+	};
+	int core;
+
+	if (!mode.from_fifo && !fifo_empty(&dp->fifo))
+		return STEER_HOLD;
+	if (p->msg_flags & TLB_MSG_F_ONEWAY)
+		return steer_oneway(dp, m, &req);
+	core = steer_new(dp, m, &req, p, mode);
+	if (core >= 0 && tlb_proto_completion(p->proto) == TLB_COMPLETE_BY_ID)
+		ids_track(dp, p, core, &req);
+	return core;
+}
+
 /* Sends a parsed request to its core. The packets of a message follow the
  * first of them to arrive, which is steered as a new message; a new
  * message from the wire waits while older ones are in the FIFO, so that
@@ -361,6 +470,9 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	struct tlb_aff_msg msg;
 	bool multi = p->hdr.pkt_cnt > 1;
 	int core;
+
+	if (unlikely(p->proto != TLB_PROTO_TURBOLB))
+		return steer_proto(dp, m, p, mode);
 
 	if (unlikely(multi)) {
 		tlb_aff_key_of(&akey, p);
@@ -583,6 +695,53 @@ check_server_core(struct tlb_dp *dp, uint32_t core, uint16_t server_core)
 		count(dp, TLB_DP_resp_core_mismatch, 1);
 }
 
+/* A response of another protocol than turbolb from core's queue
+ * (docs/protocol.md, "What completes a request"). By id: the first
+ * datagram echoing an outstanding request completes it at the core it
+ * was charged to, with what it was charged; any other is a follow-up.
+ * Each: every datagram completes one request of the queue's core, with
+ * the mean charge of what is outstanding there, so that the core's work
+ * is 0 when its count is. The spacing of the core's completions feeds
+ * the class's service-time average. */
+static __rte_noinline void
+on_proto_response(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m,
+		  const struct tlb_parsed *p)
+{
+	uint64_t work_ns;
+	uint32_t sample = 0;
+
+	if (tlb_proto_completion(p->proto) == TLB_COMPLETE_BY_ID) {
+		struct tlb_aff_key k;
+		struct tlb_aff_msg msg;
+
+		ids_key(&k, p, true);
+		if (tlb_aff_lookup(dp->ids, &k, &msg) < 0) {
+			count(dp, TLB_DP_response_followups, 1);
+			on_response(dp, core, m, false, 0, 0, 0);
+			return;
+		}
+		if (msg.core != core)
+			count(dp, TLB_DP_resp_core_mismatch, 1);
+		core = msg.core;
+		if (core >= dp->n_cores || dp->lv->core[core].gen != msg.gen) {
+			/* its core was written off or reset since */
+			count_beyond(dp, core < dp->n_cores ? core : 0, 1);
+			on_response(dp, core, m, false, 0, 0, 0);
+			return;
+		}
+		work_ns = msg.work_ns;
+	} else {
+		uint64_t out = tlb_lv_outstanding(dp->lv, core);
+
+		work_ns = out != 0 ? tlb_lv_outstanding_work(dp->lv, core) / out
+				   : 0;
+	}
+	on_response(dp, core, m, true, (uint32_t)work_ns, 0, p->hdr.svc_class);
+	if (tlb_spacing_sample(&dp->busy_since_ns[core], dp->poll_ns,
+			       tlb_lv_outstanding(dp->lv, core), &sample))
+		tlb_policy_observe(&dp->policy, p->hdr.svc_class, sample);
+}
+
 static void
 from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 {
@@ -604,6 +763,10 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 		return;
 	switch (p.cls) {
 	case TLB_FRAME_RESPONSE:
+		if (unlikely(p.proto != TLB_PROTO_TURBOLB)) {
+			on_proto_response(dp, core, m, &p);
+			break;
+		}
 		if (p.hdr.pkt_idx == 0)
 			check_server_core(dp, core, p.hdr.server_core);
 		on_response(dp, core, m, p.hdr.pkt_idx == 0, p.hdr.work_ns,
@@ -688,6 +851,11 @@ sweep_affinity(struct tlb_dp *dp, uint64_t now_ns)
 
 	for (uint32_t i = 0; i < n; i++)
 		message_lost(dp, &gone[i]);
+	if (dp->ids == NULL)
+		return;
+	n = tlb_aff_sweep(dp->ids, now_ns, dp->ids_sweep, gone, RTE_DIM(gone));
+	for (uint32_t i = 0; i < n; i++)
+		request_unanswered(dp, &gone[i], TLB_DP_unanswered);
 }
 
 /* Run states and restarts of the host side, liveness of each core. */
@@ -1071,9 +1239,19 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 				   dp->tsc_hz / 1000000000);
 	dp->stale_timeout_ns = (uint64_t)cfg->host.stale_timeout_us * 1000;
 	dp->write_off_ns = (uint64_t)cfg->host.write_off_us * 1000;
-	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++)
-		dp->parse_opts.udp_ports[i] = cfg->rpc.udp_ports[i];
-	dp->parse_opts.n_udp_ports = cfg->rpc.n_udp_ports;
+	/* turbolb ports to the fast paths' list, the others to theirs */
+	for (unsigned int i = 0; i < cfg->rpc.n_udp_ports; i++) {
+		struct tlb_parse_opts *o = &dp->parse_opts;
+
+		if (cfg->rpc.port_proto[i] == TLB_PROTO_TURBOLB) {
+			o->udp_ports[o->n_udp_ports++] = cfg->rpc.udp_ports[i];
+		} else {
+			o->proto_ports[o->n_proto_ports].port =
+				cfg->rpc.udp_ports[i];
+			o->proto_ports[o->n_proto_ports++].proto =
+				cfg->rpc.port_proto[i];
+		}
+	}
 
 	if (tlb_policy_init(&dp->policy, cfg->policy.name, &cfg->policy.params,
 			    dp->n_cores, err, errlen) != 0)
@@ -1090,6 +1268,32 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 				cfg->datapath.housekeeping_us /
 				cfg->affinity.timeout_us +
 			16);
+	if (ids_needed(&dp->parse_opts)) {
+		/* A request unanswered for host.write_off_us (taken at
+		 * start) leaves the view; with write-off off, only when the
+		 * table needs its place. */
+		uint64_t wo_us = cfg->host.write_off_us;
+
+		dp->ids = tlb_aff_create(4 * cfg->affinity.entries,
+					 wo_us != 0 ? wo_us * 1000
+						    : UINT64_MAX / 4);
+		dp->ids_sweep =
+			wo_us == 0
+				? 0
+				: (uint32_t)RTE_MIN(
+					  4ull * cfg->affinity.entries,
+					  4ull * cfg->affinity.entries *
+							  cfg->datapath
+								  .housekeeping_us /
+							  wo_us +
+						  16);
+		if (dp->ids == NULL) {
+			snprintf(err, errlen,
+				 "no memory for the request id table");
+			tlb_dp_fini(dp);
+			return -1;
+		}
+	}
 	dp->fifo.slot =
 		tlb_dp_fifo_alloc(cfg->fifo.capacity, &cap,
 				  (int)rte_lcore_to_socket_id(lcore_id));
@@ -1160,4 +1364,6 @@ tlb_dp_fini(struct tlb_dp *dp)
 	dp->lv = NULL;
 	tlb_aff_free(dp->aff);
 	dp->aff = NULL;
+	tlb_aff_free(dp->ids);
+	dp->ids = NULL;
 }

@@ -155,6 +155,15 @@ struct tlb_dp {
 	struct tlb_load_view *lv; /* this dispatcher's view */
 	struct tlb_affinity *aff;
 	uint32_t aff_sweep; /* entries looked at per housekeeping */
+	/* The outstanding requests of the protocols that complete by id
+	 * (TLB_COMPLETE_BY_ID): what each charged, until its first response
+	 * datagram or host.write_off_us (NULL: no such port) */
+	struct tlb_affinity *ids;
+	uint32_t ids_sweep; /* entries looked at per housekeeping */
+	/* Per core, for the protocols without a service time: when its
+	 * last completion left it busy (0: it left it idle), the start of
+	 * the next service time seen at the NIC (tlb_spacing_sample()) */
+	uint64_t busy_since_ns[TLB_MAX_CORES];
 	struct tlb_fifo fifo;
 	struct tlb_transport *host; /* NULL: none (tests, bench) */
 	uint64_t host_epoch;

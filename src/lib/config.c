@@ -996,9 +996,157 @@ static const struct cfg_key ports_keys[] = {
 	KEY_END,
 };
 
+/* One item of rpc.ports as it is parsed. */
+struct rpc_port_item {
+	uint32_t port;
+	char protocol[32];
+};
+
+static void
+check_protocol(struct cfg_ctx *ctx, const struct cfg_key *key,
+	       const yaml_node_t *node, const char *path, void *field)
+{
+	char names[128] = "";
+
+	(void)key;
+	if (tlb_proto_find(field) >= 0)
+		return;
+	for (unsigned int i = 0; i < TLB_PROTO_N; i++) {
+		if (i != 0)
+			strlcat(names, ", ", sizeof(names));
+		strlcat(names, tlb_proto_name(i), sizeof(names));
+	}
+	cfg_error(ctx, node, "%s: unknown protocol '%s' (one of: %s)", path,
+		  (const char *)field, names);
+}
+
+static const struct cfg_key rpc_port_keys[] = {
+	KEY_UINT("port", struct rpc_port_item, port, 1, UINT16_MAX,
+		 CFG_REQUIRED | CFG_RESTART),
+	KEY_STR("protocol", struct rpc_port_item, protocol,
+		CFG_REQUIRED | CFG_NONEMPTY | CFG_RESTART, check_protocol),
+	KEY_END,
+};
+
+/*
+ * rpc.ports: a list of {port, protocol}, stored in rpc.udp_ports and
+ * rpc.port_proto in the order given. Each port once.
+ */
+static void
+parse_rpc_ports(struct cfg_ctx *ctx, const struct cfg_key *key,
+		const yaml_node_t *node, const char *path, void *field)
+{
+	const yaml_node_t *seen[TLB_RPC_MAX_PORTS] = {NULL};
+	struct tlb_config *cfg = ctx->cfg;
+	char ipath[CFG_PATH_MAX];
+	struct rpc_port_item it;
+	yaml_node_item_t *items;
+	unsigned int used = 0;
+	size_t i, n;
+	int errors_before;
+
+	(void)key;
+	(void)field;
+	if (!get_items(ctx, node, path, &items, &n))
+		return;
+	if (n == 0) {
+		cfg_error(ctx, node, "%s: expected at least 1 port", path);
+		return;
+	}
+	if (n > TLB_RPC_MAX_PORTS) {
+		cfg_error(ctx, node, "%s: too many ports (%zu, max %u)", path,
+			  n, TLB_RPC_MAX_PORTS);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const yaml_node_t *item =
+			yaml_document_get_node(ctx->doc, items[i]);
+		const yaml_node_t *port_node;
+
+		item_path(ipath, sizeof(ipath), path, i);
+		if (item->type != YAML_MAPPING_NODE) {
+			cfg_error(ctx, item,
+				  "%s: wrong type: expected a "
+				  "mapping {port, protocol}, got %s",
+				  ipath, node_kind_str(item));
+			continue;
+		}
+		memset(&it, 0, sizeof(it));
+		errors_before = ctx->n_errors;
+		parse_map(ctx, item, rpc_port_keys, NULL, ipath, &it);
+		if (ctx->n_errors != errors_before)
+			continue;
+		port_node = map_get(ctx->doc, item, "port");
+		for (unsigned int j = 0; j < used; j++)
+			if (cfg->rpc.udp_ports[j] == it.port) {
+				cfg_error(ctx, port_node,
+					  "%s.port: duplicate port %u (first "
+					  "at %zu:%zu)",
+					  ipath, it.port,
+					  seen[j]->start_mark.line + 1,
+					  seen[j]->start_mark.column + 1);
+				goto next;
+			}
+		seen[used] = port_node;
+		cfg->rpc.udp_ports[used] = (uint16_t)it.port;
+		cfg->rpc.port_proto[used++] =
+			(uint8_t)tlb_proto_find(it.protocol);
+	next:;
+	}
+	cfg->rpc.n_udp_ports = used;
+}
+
+static bool
+same_rpc_ports(const struct tlb_config *a, const struct tlb_config *b)
+{
+	return a->rpc.n_udp_ports == b->rpc.n_udp_ports &&
+	       memcmp(a->rpc.udp_ports, b->rpc.udp_ports,
+		      sizeof(a->rpc.udp_ports[0]) * a->rpc.n_udp_ports) == 0 &&
+	       memcmp(a->rpc.port_proto, b->rpc.port_proto,
+		      sizeof(a->rpc.port_proto[0]) * a->rpc.n_udp_ports) == 0;
+}
+
+/* The short form: every port of rpc.udp_ports speaks turbolb. */
+static void
+udp_ports_native(struct cfg_ctx *ctx, const struct cfg_key *key,
+		 const yaml_node_t *node, const char *path, void *field)
+{
+	(void)key;
+	(void)node;
+	(void)path;
+	(void)field;
+	memset(ctx->cfg->rpc.port_proto, TLB_PROTO_TURBOLB,
+	       sizeof(ctx->cfg->rpc.port_proto));
+}
+
+/* rpc.udp_ports and rpc.ports write the same list: one or the other. */
+static void
+check_rpc(struct cfg_ctx *ctx, const struct cfg_key *key,
+	  const yaml_node_t *node, const char *path, void *field)
+{
+	const yaml_node_t *ports;
+
+	(void)key;
+	(void)field;
+	if (node == NULL || node->type != YAML_MAPPING_NODE)
+		return;
+	ports = map_get(ctx->doc, node, "ports");
+	if (ports != NULL && map_get(ctx->doc, node, "udp_ports") != NULL)
+		cfg_error(ctx, ports,
+			  "%s.ports: rpc.udp_ports is given too: use one "
+			  "(rpc.udp_ports: [P] is short for rpc.ports: "
+			  "[{port: P, protocol: turbolb}])",
+			  path);
+}
+
 static const struct cfg_key rpc_keys[] = {
 	KEY_UINT_LIST("udp_ports", C, rpc.udp_ports, rpc.n_udp_ports, 1,
-		      UINT16_MAX, 1, CFG_DISTINCT | RESTART, NULL),
+		      UINT16_MAX, 1, CFG_DISTINCT | RESTART, udp_ports_native),
+	{.name = "ports",
+	 .kind = CFG_CUSTOM,
+	 .flags = RESTART,
+	 .parse = parse_rpc_ports,
+	 .same = same_rpc_ports},
 	KEY_END,
 };
 
@@ -1078,7 +1226,7 @@ const struct cfg_key tlb_cfg_root_keys[] = {
 	KEY_MAP("eal", 0, eal_keys, 0, NULL),
 	KEY_MAP("datapath", 0, datapath_keys, 0, NULL),
 	KEY_MAP("ports", 0, ports_keys, CFG_REQUIRED, NULL),
-	KEY_MAP("rpc", 0, rpc_keys, 0, NULL),
+	KEY_MAP("rpc", 0, rpc_keys, 0, check_rpc),
 	{.name = "policy",
 	 .kind = CFG_MAP,
 	 .sub = policy_keys,

@@ -17,6 +17,7 @@
 
 #include "turbolb/proto.h"
 #include "turbolb/proto_fast.h"
+#include "proto_impl.h"
 
 #define ETH_HDR_LEN    14u
 #define VLAN_TAG_LEN   4u
@@ -96,6 +97,7 @@ static const char *const parse_err_names[TLB_PARSE_ERR_MAX] = {
 	[TLB_PARSE_BAD_PAYLOAD_LEN] = "bad_payload_len",
 	[TLB_PARSE_BAD_PKT_COUNT] = "bad_pkt_count",
 	[TLB_PARSE_BAD_PKT_INDEX] = "bad_pkt_index",
+	[TLB_PARSE_TRUNC_MSG] = "trunc_msg",
 };
 
 const char *
@@ -169,6 +171,19 @@ port_is_ours(const struct tlb_parse_opts *opts, uint16_t port)
 	return opts != NULL && tlb_is_rpc_port(opts, port);
 }
 
+static inline __attribute__((always_inline)) bool
+port_is_native(const struct tlb_parse_opts *opts, uint16_t port)
+{
+	return opts != NULL && tlb_is_native_port(opts, port);
+}
+
+/* The protocol of a port of another protocol, or -1. */
+static inline int
+port_proto(const struct tlb_parse_opts *opts, uint16_t port)
+{
+	return opts != NULL ? tlb_proto_port_find(opts, port) : -1;
+}
+
 /* RPC header checks, in the documented order. [off, end) is what the UDP
  * length says is left of the datagram. */
 static inline __attribute__((always_inline)) enum tlb_parse_err
@@ -204,6 +219,22 @@ parse_rpc(const uint8_t *b, size_t off, size_t end, enum tlb_frame_class want,
 	return TLB_PARSE_OK;
 }
 
+enum tlb_parse_err
+tlb_rpc_classify(const uint8_t *b, size_t len, bool to_port,
+		 struct tlb_parsed *out, uint16_t *hdr_len)
+{
+	uint16_t rpc_off = out->rpc_off;
+	enum tlb_parse_err e;
+
+	/* parse_rpc() works on frame offsets: b is the datagram's payload
+	 * here, at offset 0, and the caller keeps its own rpc_off. */
+	e = parse_rpc(b, 0, len,
+		      to_port ? TLB_FRAME_REQUEST : TLB_FRAME_RESPONSE, out);
+	out->rpc_off = rpc_off;
+	*hdr_len = TLB_RPC_HDR_LEN;
+	return e;
+}
+
 /* Common L4 step for both IP versions. [off, end) is the IP payload as the
  * IP length fields bound it (already checked to lie inside the frame). */
 static inline __attribute__((always_inline)) enum tlb_parse_err
@@ -214,6 +245,7 @@ parse_l4(const uint8_t *b, size_t off, size_t end, bool is_frag,
 	struct tlb_flow_key *k = &out->key;
 	enum tlb_frame_class want;
 	uint16_t udp_len;
+	int proto = -1;
 
 	out->l4_off = (uint16_t)off;
 	if (k->proto != IPPROTO_UDP)
@@ -244,14 +276,25 @@ parse_l4(const uint8_t *b, size_t off, size_t end, bool is_frag,
 	if (udp_len < UDP_HDR_LEN || udp_len > end - off)
 		return TLB_PARSE_BAD_UDP_LEN;
 
-	/* Both ports ours (server to server): the destination decides. */
-	if (port_is_ours(opts, k->dst_port))
+	/* Both ports ours (server to server): the destination decides. The
+	 * turbolb ports are looked at first: nearly every frame is theirs. */
+	if (port_is_native(opts, k->dst_port))
 		want = TLB_FRAME_REQUEST;
-	else if (port_is_ours(opts, k->src_port))
+	else if ((proto = port_proto(opts, k->dst_port)) >= 0)
+		want = TLB_FRAME_REQUEST;
+	else if (port_is_native(opts, k->src_port))
+		want = TLB_FRAME_RESPONSE;
+	else if ((proto = port_proto(opts, k->src_port)) >= 0)
 		want = TLB_FRAME_RESPONSE;
 	else
 		return TLB_PARSE_OK;
-	return parse_rpc(b, off + UDP_HDR_LEN, off + udp_len, want, out);
+	if (proto < 0)
+		return parse_rpc(b, off + UDP_HDR_LEN, off + udp_len, want,
+				 out);
+	out->rpc_off = (uint16_t)(off + UDP_HDR_LEN);
+	return tlb_proto_classify((enum tlb_proto)proto, b + off + UDP_HDR_LEN,
+				  udp_len - UDP_HDR_LEN,
+				  want == TLB_FRAME_REQUEST, out);
 }
 
 static inline __attribute__((always_inline)) enum tlb_parse_err
@@ -384,9 +427,9 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 		return false;
 	sport = rd16(b + UDP);
 	dport = rd16(b + UDP + 2);
-	if (port_is_ours(opts, dport))
+	if (port_is_native(opts, dport))
 		want = TLB_FRAME_REQUEST;
-	else if (port_is_ours(opts, sport))
+	else if (port_is_native(opts, sport) && !port_is_ours(opts, dport))
 		want = TLB_FRAME_RESPONSE;
 	else
 		return false;
@@ -413,6 +456,8 @@ parse_fast(const uint8_t *b, size_t len, const struct tlb_parse_opts *opts,
 	out->l4_off = UDP;
 	out->rpc_off = RPC;
 	out->payload_off = RPC + TLB_RPC_HDR_LEN;
+	out->proto = TLB_PROTO_TURBOLB;
+	out->msg_flags = 0;
 	out->key.ip_version = 4;
 	out->key.proto = IPPROTO_UDP;
 	memcpy(out->key.src_addr, b + IP + 12, 4);
@@ -607,7 +652,8 @@ tlb_make_response(void *buf, size_t len, const struct tlb_parsed *p,
 	uint8_t *ip;
 	uint16_t port;
 
-	if (b == NULL || p == NULL || p->cls != TLB_FRAME_REQUEST)
+	if (b == NULL || p == NULL || p->cls != TLB_FRAME_REQUEST ||
+	    p->proto != TLB_PROTO_TURBOLB)
 		return 0;
 	if (type != TLB_MSG_RESPONSE && type != TLB_MSG_ERROR)
 		return 0;
@@ -693,6 +739,7 @@ tlb_rpc_set_work_ns(void *frame, const struct tlb_parsed *p, uint32_t work_ns)
 	 * from the UDP header, so its halves line up with the checksum's
 	 * words. IPv4 may carry no UDP checksum at all; it keeps none. */
 	if (b == NULL || p == NULL || p->cls == TLB_FRAME_PASS ||
+	    p->proto != TLB_PROTO_TURBOLB ||
 	    p->rpc_off != p->l4_off + UDP_HDR_LEN)
 		return;
 	tlb_csum_patch_be32(b + p->rpc_off + TLB_RPC_OFF_WORK_NS,

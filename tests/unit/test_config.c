@@ -639,6 +639,94 @@ test_boundaries(void **state)
 			 0);
 }
 
+/* ---- rpc.ports ---- */
+
+static void
+test_rpc_ports(void **state)
+{
+	struct tlb_config cfg;
+	char *msgs;
+
+	(void)state;
+	assert_int_equal(load_text(BASE "rpc:\n  ports: [ {port: 9000, "
+					"protocol: turbolb}, {port: 53, "
+					"protocol: dns},\n    {port: 11211, "
+					"protocol: memcached}, {port: 7000, "
+					"protocol: udp} ]\n",
+				   &cfg, &msgs),
+			 0);
+	assert_int_equal(cfg.rpc.n_udp_ports, 4);
+	assert_int_equal(cfg.rpc.udp_ports[0], 9000);
+	assert_int_equal(cfg.rpc.port_proto[0], TLB_PROTO_TURBOLB);
+	assert_int_equal(cfg.rpc.udp_ports[1], 53);
+	assert_int_equal(cfg.rpc.port_proto[1], TLB_PROTO_DNS);
+	assert_int_equal(cfg.rpc.udp_ports[2], 11211);
+	assert_int_equal(cfg.rpc.port_proto[2], TLB_PROTO_MEMCACHED);
+	assert_int_equal(cfg.rpc.udp_ports[3], 7000);
+	assert_int_equal(cfg.rpc.port_proto[3], TLB_PROTO_UDP);
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* the short form: turbolb ports */
+	assert_int_equal(
+		load_text(BASE "rpc:\n  udp_ports: [53]\n", &cfg, &msgs), 0);
+	assert_int_equal(cfg.rpc.n_udp_ports, 1);
+	assert_int_equal(cfg.rpc.port_proto[0], TLB_PROTO_TURBOLB);
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* an unknown protocol, at its value, naming the known ones */
+	assert_int_equal(load_text(BASE "rpc:\n  ports:\n"
+					"    - {port: 53, protocol: dnss}\n",
+				   &cfg, &msgs),
+			 1);
+	assert_non_null(strstr(msgs, "t.yaml:6:28: rpc.ports[0].protocol: "
+				     "unknown protocol 'dnss' (one of: "
+				     "turbolb, dns, memcached, udp)"));
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* both forms */
+	assert_int_equal(load_text(BASE
+				   "rpc:\n  udp_ports: [9000]\n"
+				   "  ports: [ {port: 53, protocol: dns} ]\n",
+				   &cfg, &msgs),
+			 1);
+	assert_non_null(strstr(msgs, "t.yaml:6:10: rpc.ports: "
+				     "rpc.udp_ports is given too"));
+	tlb_config_free(&cfg);
+	free(msgs);
+
+	/* a port twice, a missing key, a port out of range, no items,
+	 * too many, not a mapping */
+	assert_int_equal(load_text(BASE "rpc:\n  ports: [ {port: 53, "
+					"protocol: dns},\n"
+					"    {port: 53, protocol: udp} ]\n",
+				   &cfg, &msgs),
+			 1);
+	assert_non_null(strstr(msgs, "t.yaml:6:12: rpc.ports[1].port: "
+				     "duplicate port 53 (first at 5:19)"));
+	tlb_config_free(&cfg);
+	free(msgs);
+	assert_int_equal(count_errors(BASE "rpc:\n  ports: [ {port: 53} ]\n"),
+			 1);
+	assert_int_equal(count_errors(BASE "rpc:\n  ports: [ {port: 0, "
+					   "protocol: dns} ]\n"),
+			 1);
+	assert_int_equal(count_errors(BASE "rpc:\n  ports: []\n"), 1);
+	assert_int_equal(count_errors(BASE
+				      "rpc:\n  ports: [ {port: 1, "
+				      "protocol: udp}, {port: 2, protocol: "
+				      "udp}, {port: 3, protocol: udp}, "
+				      "{port: 4, protocol: udp}, {port: 5, "
+				      "protocol: udp}, {port: 6, protocol: "
+				      "udp}, {port: 7, protocol: udp}, "
+				      "{port: 8, protocol: udp}, {port: 9, "
+				      "protocol: udp} ]\n"),
+			 1);
+	assert_int_equal(count_errors(BASE "rpc:\n  ports: [ 53 ]\n"), 1);
+}
+
 /* ---- lists, targets, strings ---- */
 
 static void
@@ -1046,6 +1134,7 @@ main(void)
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_strict_integers),
 		cmocka_unit_test(test_boundaries),
+		cmocka_unit_test(test_rpc_ports),
 		cmocka_unit_test(test_lists),
 		cmocka_unit_test(test_targets),
 		cmocka_unit_test(test_string_limits),

@@ -279,6 +279,7 @@ test_err_str(void **state)
 		"bad_payload_len",
 		"bad_pkt_count",
 		"bad_pkt_index",
+		"trunc_msg",
 	};
 
 	(void)state;
@@ -1740,6 +1741,34 @@ test_stamp_fast_matches(void **state)
 	}
 }
 
+/* A datagram to a dns port shorter than the DNS header. The other
+ * protocols' checks are in test_protocols.c. */
+static void
+test_err_trunc_msg(void **state)
+{
+	struct tlb_parse_opts o = std_opts();
+	uint8_t f[FRAME_MAX];
+	struct tlb_parsed p;
+	size_t n = build_req(f, 4, false, 0);
+
+	(void)state;
+	o.proto_ports[0].port = 53;
+	o.proto_ports[0].proto = TLB_PROTO_DNS;
+	o.n_proto_ports = 1;
+	put16(f + 14 + 20 + 2, 53);
+	put16(f + 14 + 2, 20 + 8 + 11);
+	put16(f + 14 + 20 + 4, 8 + 11);
+	assert_int_equal(parse_exact(f, n, &o, &p), TLB_PARSE_TRUNC_MSG);
+	assert_int_equal(p.cls, TLB_FRAME_PASS);
+	seen_err[TLB_PARSE_TRUNC_MSG] = true;
+	put16(f + 14 + 2, 20 + 8 + 12);
+	put16(f + 14 + 20 + 4, 8 + 12);
+	f[14 + 20 + 8 + 2] = 0; /* QR 0: a query */
+	assert_int_equal(parse_exact(f, n, &o, &p), TLB_PARSE_OK);
+	assert_int_equal(p.cls, TLB_FRAME_REQUEST);
+	assert_int_equal(p.proto, TLB_PROTO_DNS);
+}
+
 static void
 test_all_codes_covered(void **state)
 {
@@ -1802,6 +1831,7 @@ main(void)
 		cmocka_unit_test(test_fast_parsers_agree),
 		cmocka_unit_test(test_stamp_fast_matches),
 		/* Must stay last: checks what the tests above produced. */
+		cmocka_unit_test(test_err_trunc_msg),
 		cmocka_unit_test(test_all_codes_covered),
 	};
 
