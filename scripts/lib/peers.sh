@@ -218,8 +218,15 @@ peers_start_daemon() {
 	}
 }
 
+# Up to three tries: on a loaded machine the telemetry thread may not
+# answer within turbolbctl's 5 s. The commands used are reads, or a switch
+# to a policy, which may be repeated.
 peers_ctl() {
-	timeout 20 "$TLBCTL" -f "$TOPO_DPREFIX" --json "$@"
+	local try
+	for try in 1 2 3; do
+		timeout 20 "$TLBCTL" -f "$TOPO_DPREFIX" --json "$@" && return 0
+	done
+	return 1
 }
 
 peers_policy() {

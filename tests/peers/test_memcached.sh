@@ -68,14 +68,17 @@ cmd
 0 0.0
 1 1.0
 CFG
+run_memcaslap() {
+	peers_in_cli timeout -k 5 300 memcaslap -s "$PEERS_SRV_IP:11211" -U \
+		-T 1 -c 4 -w 1k -x 2000 -F "$TOPO_RUN/memcaslap.cfg" \
+		> "$1/memcaslap.txt" 2>&1
+}
 for policy in rss jsq; do
 	check "$policy: switched live" peers_policy "$policy"
 	dir=$TOPO_RUN/memcaslap-$policy
 	mkdir -p "$dir"
 	peers_snapshot "$dir" 0
-	check "$policy: memcaslap ended by itself" peers_in_cli timeout -k 5 300 \
-		memcaslap -s "$PEERS_SRV_IP:11211" -U -T 1 -c 4 -w 1k -x 2000 \
-		-F "$TOPO_RUN/memcaslap.cfg" > "$dir/memcaslap.txt" 2>&1
+	check "$policy: memcaslap ended by itself" run_memcaslap "$dir"
 	peers_snapshot "$dir" 1
 	if ! python3 "$REPORT" phase "$policy" "$dir" > "$dir/phase.json"; then
 		check "$policy: memcaslap's summary" false
@@ -104,14 +107,16 @@ done
 
 # Our own client: every size, misses and multi-key gets, from 4 sockets.
 ROUNDS=20
+run_client() {
+	peers_in_cli timeout -k 5 300 python3 "$MC" check "$PEERS_SRV_IP" 11211 \
+		"$ROUNDS" 4 > "$1/client.json"
+}
 for policy in jsq rr; do
 	check "$policy: switched live" peers_policy "$policy"
 	dir=$TOPO_RUN/client-$policy
 	mkdir -p "$dir"
 	peers_snapshot "$dir" 0
-	check "$policy: mc_client.py: every reply complete and right" \
-		peers_in_cli python3 "$MC" check "$PEERS_SRV_IP" 11211 "$ROUNDS" 4 \
-		> "$dir/client.json"
+	check "$policy: mc_client.py: every reply complete and right" run_client "$dir"
 	peers_snapshot "$dir" 1
 	python3 "$REPORT" phase "$policy" "$dir" > "$dir/phase.json"
 	read -r requests datagrams steered responses drops completions extra late <<< \
