@@ -78,9 +78,11 @@ def phase(policy, s0, c0, s1, c1, client):
     counters after minus before (steered, responses, drops, per-core sent
     and completed) and every core's outstanding count after."""
     d = {"policy": policy, "client": client}
-    for key in ("steered", "responses", "drops", "completions_inband",
-                "completions_extra", "late_completions", "written_off",
-                "pass_up", "pass_down"):
+    for key in ("steered", "messages", "responses", "drops",
+                "completions_inband", "completions_extra",
+                "late_completions", "written_off", "response_followups",
+                "unanswered", "request_ids_full", "oneway", "pass_up",
+                "pass_down"):
         d[key] = stats(s1).get(key, 0) - stats(s0).get(key, 0)
     b, a = cores(c0), cores(c1)
     d["core_sent"] = [x["sent"] - y["sent"] for x, y in zip(a, b)]

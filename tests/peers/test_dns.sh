@@ -7,9 +7,10 @@
 # fixed rate over several flows, and the test checks that:
 #   - every query was answered (dnsperf: completed = sent, 0 lost, all
 #     NOERROR);
-#   - the daemon agrees: queries sent = steered = responses, no drops, the
-#     per-core counts add up to the steered count, and every core's
-#     outstanding count is back to 0;
+#   - the daemon agrees: queries sent = steered = requests (messages) =
+#     completions = responses, no drops, no follow-up, unanswered or
+#     evicted ids, the per-core counts add up to the steered count, and
+#     every core's outstanding count is back to 0;
 #   - the per-core counts follow the policy: rss keeps a flow on one core
 #     (one flow at a time: all its queries on one core); rr deals the
 #     queries out evenly (per core within one of each other); jsq, jlq and
@@ -92,8 +93,12 @@ sum() {
 phase_checks() {
 	local dir=$1 total=$2 what=$3
 	local sent completed lost steered responses drops
-	read -r sent completed lost steered responses drops <<< \
-		"$(peers_field "$dir" sent completed lost steered responses drops)"
+	local messages completions followups unanswered idsfull
+	read -r sent completed lost steered responses drops messages completions \
+		followups unanswered idsfull <<< \
+		"$(peers_field "$dir" sent completed lost steered responses drops \
+			messages completions_inband response_followups unanswered \
+			request_ids_full)"
 	local -a per_core outstanding
 	read -ra per_core <<< "$(peers_field "$dir" core_sent)"
 	read -ra outstanding <<< "$(peers_field "$dir" outstanding)"
@@ -108,6 +113,10 @@ phase_checks() {
 	check "$what: daemon steered every query" eq "$steered" "$total"
 	check "$what: daemon forwarded every response" eq "$responses" "$total"
 	check "$what: no drops" eq "$drops" 0
+	check "$what: each query one request, one completion (messages, completions)" \
+		[ "$messages" = "$total" -a "$completions" = "$total" ]
+	check "$what: no follow-up, unanswered or evicted ids" \
+		all_equal 0 "$followups" "$unanswered" "$idsfull"
 	check "$what: per-core counts add up" eq "$(sum "${per_core[@]}")" "$steered"
 	check "$what: every core's outstanding count back to 0" \
 		all_equal 0 "${outstanding[@]}"

@@ -99,6 +99,9 @@ for policy in rss jsq; do
 	check "$policy: daemon steered every get and set" eq "$steered" $((gets + sets))
 	check "$policy: one response datagram each" eq "$responses" $((gets + sets))
 	check "$policy: no drops" eq "$drops" 0
+	check "$policy: one completion per get and set, none unanswered" \
+		[ "$(peers_field "$dir" completions_inband)" = $((gets + sets)) -a \
+		"$(peers_field "$dir" unanswered)" = 0 ]
 	check "$policy: every core's outstanding count back to 0" all_zero "${outstanding[@]}"
 	[ "$policy" != rss ] ||
 		check "rss: a socket's gets reach the core that stored its keys: no misses" \
@@ -119,9 +122,11 @@ for policy in jsq rr; do
 	check "$policy: mc_client.py: every reply complete and right" run_client "$dir"
 	peers_snapshot "$dir" 1
 	python3 "$REPORT" phase "$policy" "$dir" > "$dir/phase.json"
-	read -r requests datagrams steered responses drops completions extra late <<< \
+	read -r requests datagrams steered responses drops completions extra late \
+		followups unanswered idsfull <<< \
 		"$(peers_field "$dir" requests datagrams steered responses drops \
-			completions_inband completions_extra late_completions)"
+			completions_inband completions_extra late_completions \
+			response_followups unanswered request_ids_full)"
 	read -ra outstanding <<< "$(peers_field "$dir" outstanding)"
 	echo "    $policy: client requests $requests, datagrams $datagrams;" \
 		"daemon steered $steered, responses $responses, completions $completions," \
@@ -132,6 +137,9 @@ for policy in jsq rr; do
 	check "$policy: daemon forwarded every response datagram" eq "$responses" "$datagrams"
 	check "$policy: one completion per request" eq "$completions" "$requests"
 	check "$policy: no extra or late completions" all_zero "$extra" "$late"
+	check "$policy: every datagram after a request's first a follow-up" \
+		eq "$followups" $((datagrams - requests))
+	check "$policy: no unanswered or evicted ids" all_zero "$unanswered" "$idsfull"
 	check "$policy: no drops" eq "$drops" 0
 	check "$policy: every core's outstanding count back to 0" all_zero "${outstanding[@]}"
 done
