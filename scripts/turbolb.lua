@@ -13,6 +13,12 @@
 -- The parser in src/lib/proto.c drops what this dissector flags; the
 -- expert items carry the same drop-reason names (bad_magic, bad_version,
 -- ...), so a capture can be matched against the daemon's counters.
+--
+-- It also decodes memcached's 8-byte UDP frame header (request id,
+-- sequence number, total datagrams, reserved; docs/protocol.md,
+-- "Protocols") on UDP port 11211 (preference mcudp.udp_port), which
+-- Wireshark's own memcache dissector does not skip, and hands the text
+-- after it to that dissector.
 
 local HDR_LEN = 48
 local MAGIC = 0x5442
@@ -217,5 +223,110 @@ function turbolb.prefs_changed()
 	registered_port = turbolb.prefs.udp_port
 	if registered_port ~= 0 then
 		udp_port:add(registered_port, turbolb)
+	end
+end
+
+-- ---- memcached's UDP frame header ----
+
+local MC_HDR_LEN = 8
+local MC_DEFAULT_PORT = 11211
+
+local mcudp = Proto("mcudp", "memcached UDP frame")
+local mf = mcudp.fields
+mf.req_id = ProtoField.uint16("mcudp.req_id", "Request id", base.HEX)
+mf.seq = ProtoField.uint16("mcudp.seq", "Sequence number", base.DEC)
+mf.total = ProtoField.uint16("mcudp.total", "Total datagrams", base.DEC)
+mf.reserved = ProtoField.uint16("mcudp.reserved", "Reserved", base.HEX)
+mf.data = ProtoField.bytes("mcudp.data", "Continuation data")
+
+-- The same drop-reason names as the daemon's parser.
+local me = {
+	trunc_msg = ProtoExpert.new("mcudp.trunc_msg",
+		"Shorter than the frame header", expert.group.MALFORMED,
+		expert.severity.ERROR),
+	bad_pkt_count = ProtoExpert.new("mcudp.bad_pkt_count",
+		"A request must be one datagram (total 1)",
+		expert.group.MALFORMED, expert.severity.ERROR),
+	bad_pkt_index = ProtoExpert.new("mcudp.bad_pkt_index",
+		"Sequence number not below the total",
+		expert.group.MALFORMED, expert.severity.ERROR),
+}
+mcudp.experts = { me.trunc_msg, me.bad_pkt_count, me.bad_pkt_index }
+
+mcudp.prefs.udp_port = Pref.uint("UDP port", MC_DEFAULT_PORT,
+	"UDP port of memcached (requests go to it, responses come from it)")
+
+-- Wireshark's memcache dissector for the text; nil if this Wireshark has
+-- none (Dissector.get raises an error for an unknown name).
+local memcache
+do
+	local ok, d = pcall(Dissector.get, "memcache.udp")
+	if ok then
+		memcache = d
+	end
+end
+
+function mcudp.dissector(tvb, pinfo, tree)
+	local len = tvb:len()
+	local request = pinfo.dst_port == mcudp.prefs.udp_port
+
+	pinfo.cols.protocol = "MCUDP"
+	local t = tree:add(mcudp, tvb(0, math.min(len, MC_HDR_LEN)))
+	if len < MC_HDR_LEN then
+		t:add_proto_expert_info(me.trunc_msg, string.format(
+			"Only %u bytes, the frame header has %u", len,
+			MC_HDR_LEN))
+		pinfo.cols.info = "Truncated memcached UDP frame header"
+		return len
+	end
+	local id = tvb(0, 2):uint()
+	local seq = tvb(2, 2):uint()
+	local total = tvb(4, 2):uint()
+	t:add(mf.req_id, tvb(0, 2))
+	local seq_item = t:add(mf.seq, tvb(2, 2))
+	local total_item = t:add(mf.total, tvb(4, 2))
+	t:add(mf.reserved, tvb(6, 2))
+	if request and total ~= 1 then
+		total_item:add_proto_expert_info(me.bad_pkt_count)
+	elseif request and seq ~= 0 then
+		seq_item:add_proto_expert_info(me.bad_pkt_index)
+	elseif total ~= 0 and seq >= total then
+		seq_item:add_proto_expert_info(me.bad_pkt_index)
+	end
+
+	local info = string.format("%s id=0x%04x datagram %u/%u",
+		request and "Request" or "Response", id, seq + 1, total)
+	if total == 0 then
+		info = string.format("Response id=0x%04x header only", id)
+	end
+	t:append_text(", " .. info)
+
+	-- The text protocol starts in datagram 0; later datagrams continue
+	-- a value, which the memcache dissector cannot parse on its own.
+	pinfo.cols.info = info
+	if len > MC_HDR_LEN then
+		local rest = tvb(MC_HDR_LEN):tvb()
+		if seq == 0 and memcache ~= nil then
+			memcache:call(rest, pinfo, tree)
+			pinfo.cols.info:prepend(info .. ": ")
+		else
+			tree:add(mf.data, rest())
+		end
+	end
+	pinfo.cols.protocol = "MCUDP"
+	return len
+end
+
+local mc_port = mcudp.prefs.udp_port
+udp_port:add(mc_port, mcudp)
+
+function mcudp.prefs_changed()
+	if mcudp.prefs.udp_port == mc_port then
+		return
+	end
+	udp_port:remove(mc_port, mcudp)
+	mc_port = mcudp.prefs.udp_port
+	if mc_port ~= 0 then
+		udp_port:add(mc_port, mcudp)
 	end
 end

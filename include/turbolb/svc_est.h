@@ -32,8 +32,11 @@ tlb_spacing_sample(uint64_t *busy_since_ns, uint64_t now_ns,
 
 		*sample_ns = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
 	}
-	/* now_ns | 1: a clock at 0 must not read as "idle" */
-	*busy_since_ns = outstanding_after != 0 ? now_ns | 1 : 0;
+	/* a clock at 0 must not read as "idle": 1 ns off then */
+	if (outstanding_after == 0)
+		*busy_since_ns = 0;
+	else
+		*busy_since_ns = now_ns != 0 ? now_ns : 1;
 	return have;
 }
 

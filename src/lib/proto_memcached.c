@@ -25,7 +25,9 @@
  * storage command (a 250-byte key and five numbers) fits easily. */
 #define MC_LINE_MAX 320u
 
-/* True if the text command's first line ends in the token "noreply". */
+/* True if the text command's first line ends in the token "noreply",
+ * and the command is not a retrieval (get, gets, gat, gats), whose last
+ * token is a key, which may be called noreply. */
 static bool
 mc_noreply(const uint8_t *b, size_t len)
 {
@@ -41,7 +43,10 @@ mc_noreply(const uint8_t *b, size_t len)
 		return false;
 	if (end > 0 && b[end - 1] == '\r')
 		end--;
-	return end >= n && memcmp(b + end - n, tok, n) == 0;
+	if (end < n || memcmp(b + end - n, tok, n) != 0)
+		return false;
+	return !(end >= 3 && b[0] == 'g' && (b[1] == 'e' || b[1] == 'a') &&
+		 b[2] == 't');
 }
 
 static enum tlb_parse_err

@@ -64,6 +64,12 @@ pcap=$tmp/turbolb.pcap
 #  8 802.1Q IPv4 request req 7, reserved flag bit 0x0100 set
 #  9 IPv4 request       bad magic 0x5443
 # 10 IPv4 request       to port 9100 (decoded only with the preference)
+# memcached over UDP, client 40010 <-> server 11211:
+# 11 request            id 7, "get foo"
+# 12 response           id 7, datagram 1 of 2 ("VALUE foo 0 5" ...)
+# 13 response           id 7, datagram 2 of 2 (the rest of the value)
+# 14 response           id 7, header only (total 0)
+# 15 request            id 8, total 2: bad_pkt_count
 python3 - "$pcap" <<'PY'
 import struct
 import sys
@@ -146,6 +152,17 @@ frames.append(to_srv(ipv4(C4, S4, 40003, 9000,
     rpc(1, 9, magic=0x5443))))
 frames.append(to_srv(ipv4(C4, S4, 40004, 9100, rpc(1, 10, b'p'))))
 
+def mc(req_id, seq, total, text):
+    return struct.pack('!HHHH', req_id, seq, total, 0) + text
+
+frames.append(to_srv(ipv4(C4, S4, 40010, 11211, mc(7, 0, 1, b'get foo\r\n'))))
+frames.append(to_cli(ipv4(S4, C4, 11211, 40010,
+    mc(7, 0, 2, b'VALUE foo 0 5\r\nab'))))
+frames.append(to_cli(ipv4(S4, C4, 11211, 40010,
+    mc(7, 1, 2, b'cde\r\nEND\r\n'))))
+frames.append(to_cli(ipv4(S4, C4, 11211, 40010, mc(7, 0, 0, b''))))
+frames.append(to_srv(ipv4(C4, S4, 40010, 11211, mc(8, 0, 2, b'get a\r\n'))))
+
 with open(sys.argv[1], 'wb') as f:
     f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
     for i, fr in enumerate(frames):
@@ -206,6 +223,11 @@ cat >"$tmp/want" <<'EOF'
 1|0x0000000000000007|0x0100|0|0|0|1|4|0|0|0|0|0|0|0x5442|1
 1|0x0000000000000009|0x0000|0|0|0|1|0|0|0|0|0|0|0|0x5443|1
 |||||||||||||||
+|||||||||||||||
+|||||||||||||||
+|||||||||||||||
+|||||||||||||||
+|||||||||||||||
 EOF
 n=0
 while IFS= read -r want <&3 && IFS= read -r got <&4; do
@@ -254,10 +276,11 @@ fi
 bad=$(ts -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
 	-T fields -e frame.number \
 	-Y '_ws.malformed || _ws.expert.severity >= 0x00800000' | tr '\n' ' ')
-if [ "$bad" = "9 " ]; then
-	ok "only frame 9 is flagged malformed or in error"
+if [ "$bad" = "9 15 " ]; then
+	ok "only frames 9 and 15 are flagged malformed or in error"
 else
-	not_ok "only frame 9 is flagged malformed or in error: got '$bad'"
+	not_ok "only frames 9 and 15 are flagged malformed or in error:" \
+		"got '$bad'"
 fi
 got=$(ts -T fields -e frame.number -Y turbolb.bad_magic | tr '\n' ' ')
 if [ "$got" = "9 " ]; then
@@ -270,6 +293,51 @@ if [ "$got" = "8 " ]; then
 	ok "reserved flags note on frame 8"
 else
 	not_ok "reserved flags note on frame 8: got '$got'"
+fi
+
+# memcached's UDP frame header, and the text after it handed to
+# Wireshark's memcache dissector.
+ts -T fields -E separator='|' -e frame.number -e mcudp.req_id -e mcudp.seq \
+	-e mcudp.total -e mcudp.reserved -Y mcudp >"$tmp/mcudp"
+cat >"$tmp/want_mc" <<'EOF'
+11|0x0007|0|1|0x0000
+12|0x0007|0|2|0x0000
+13|0x0007|1|2|0x0000
+14|0x0007|0|0|0x0000
+15|0x0008|0|2|0x0000
+EOF
+if diff "$tmp/want_mc" "$tmp/mcudp" >"$tmp/diff_mc"; then
+	ok "memcached UDP frame header fields"
+else
+	not_ok "memcached UDP frame header fields: $(tr '\n' ' ' <"$tmp/diff_mc")"
+fi
+got=$(ts -T fields -E separator='|' -e frame.number -e memcache.command \
+	-e memcache.key -Y 'mcudp && memcache.command' | tr '\n' ' ')
+if [ "$got" = "11|get|foo 15|get|a " ]; then
+	ok "memcache decodes the text after the frame header"
+else
+	not_ok "memcache decodes the text after the frame header: got '$got'"
+fi
+ts -T fields -E separator='|' -e frame.number -e _ws.col.Protocol \
+	-e _ws.col.Info -Y mcudp >"$tmp/info_mc"
+check_mc_info() {
+	local frame=$1 text=$2
+
+	if grep -q "^$frame|MCUDP|.*$text" "$tmp/info_mc"; then
+		ok "frame $frame info has '$text'"
+	else
+		not_ok "frame $frame info has '$text':" \
+			"$(grep "^$frame|" "$tmp/info_mc")"
+	fi
+}
+check_mc_info 11 "Request id=0x0007 datagram 1/1"
+check_mc_info 13 "Response id=0x0007 datagram 2/2"
+check_mc_info 14 "Response id=0x0007 header only"
+got=$(ts -T fields -e frame.number -Y mcudp.bad_pkt_count | tr '\n' ' ')
+if [ "$got" = "15 " ]; then
+	ok "bad_pkt_count expert item on frame 15"
+else
+	not_ok "bad_pkt_count expert item on frame 15: got '$got'"
 fi
 
 # The port preference moves the registration.

@@ -13,7 +13,10 @@
  *   checksum valid, keeps "no checksum" (IPv4 0) as it is, and the frame
  *   parses the same afterwards;
  * - make_response of a request parses back as a RESPONSE with the same
- *   req_id and the echoed fields, with valid IPv4 and UDP checksums.
+ *   req_id and the echoed fields, with valid IPv4 and UDP checksums;
+ * - a frame of another protocol (dns, memcached, udp) has its header
+ *   where its module says, with the id, direction and packet numbers its
+ *   bytes hold, and neither rewrite touches it.
  *
  * libFuzzer passes the input in a heap block of exactly its size, and the
  * rewrites work on exact-size copies, so any access past buf[len) is caught.
@@ -123,8 +126,8 @@ ipv4_csum_ok(const uint8_t *b, const struct tlb_parsed *p)
 	return fold(sum_words(0, ip, (size_t)(ip[0] & 0x0f) * 4)) == 0xffff;
 }
 
-/* The oracle's own, bounded loop (not the parser's tlb_is_rpc_port()):
- * the opts under test may claim more ports than the array holds. */
+/* The oracle's own, bounded loops (not the parser's tlb_is_rpc_port()):
+ * the opts under test may claim more ports than the arrays hold. */
 static bool
 ours(const struct tlb_parse_opts *o, uint16_t port)
 {
@@ -138,6 +141,80 @@ ours(const struct tlb_parse_opts *o, uint16_t port)
 		if (o->udp_ports[i] == port)
 			return true;
 	return false;
+}
+
+/* The protocol of a port of another protocol, or -1. */
+static int
+other_proto(const struct tlb_parse_opts *o, uint16_t port)
+{
+	unsigned int i, n;
+
+	if (o == NULL)
+		return -1;
+	n = o->n_proto_ports < TLB_RPC_MAX_PORTS ? o->n_proto_ports
+						 : TLB_RPC_MAX_PORTS;
+	for (i = 0; i < n; i++)
+		if (o->proto_ports[i].port == port)
+			return o->proto_ports[i].proto;
+	return -1;
+}
+
+static bool
+ours_any(const struct tlb_parse_opts *o, uint16_t port)
+{
+	return ours(o, port) || other_proto(o, port) >= 0;
+}
+
+/* A frame of another protocol: where its header is and what it says. */
+static void
+check_other(const uint8_t *b, const struct tlb_parse_opts *o,
+	    const struct tlb_parsed *p)
+{
+	const uint8_t *m = b + p->rpc_off;
+	size_t end = p->l4_off + (size_t)rd16(b + p->l4_off + 4);
+	bool req = p->cls == TLB_FRAME_REQUEST;
+	int want;
+
+	/* the destination decides, turbolb ports first */
+	if (req) {
+		CHECK(!ours(o, p->key.dst_port));
+		want = other_proto(o, p->key.dst_port);
+	} else {
+		CHECK(!ours_any(o, p->key.dst_port));
+		CHECK(!ours(o, p->key.src_port));
+		want = other_proto(o, p->key.src_port);
+	}
+	CHECK(want == p->proto);
+	CHECK(p->payload_off <= end);
+	CHECK(p->hdr.payload_len == end - p->payload_off);
+	CHECK(p->hdr.type == (req ? TLB_MSG_REQUEST : TLB_MSG_RESPONSE));
+	switch (p->proto) {
+	case TLB_PROTO_DNS:
+		CHECK(p->payload_off == p->rpc_off + 12u);
+		CHECK(p->hdr.req_id == rd16(m));
+		CHECK(((m[2] & 0x80) != 0) == !req);
+		CHECK(p->hdr.pkt_idx == 0 && p->hdr.pkt_cnt == 1);
+		CHECK(p->msg_flags == 0);
+		break;
+	case TLB_PROTO_MEMCACHED:
+		CHECK(p->payload_off == p->rpc_off + 8u);
+		CHECK(p->hdr.req_id == rd16(m));
+		CHECK(p->hdr.pkt_idx == rd16(m + 2));
+		CHECK(p->hdr.pkt_cnt == rd16(m + 4));
+		if (req)
+			CHECK(p->hdr.pkt_idx == 0 && p->hdr.pkt_cnt == 1);
+		else
+			CHECK(p->hdr.pkt_cnt == 0 ||
+			      p->hdr.pkt_idx < p->hdr.pkt_cnt);
+		CHECK(req || p->msg_flags == 0);
+		break;
+	case TLB_PROTO_UDP:
+		CHECK(p->payload_off == p->rpc_off);
+		CHECK(p->hdr.req_id == 0 && p->msg_flags == 0);
+		break;
+	default:
+		CHECK(false);
+	}
 }
 
 /* Field by field: padding inside the structs is not part of the result. */
@@ -200,6 +277,11 @@ check_result(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	CHECK(p->cls == TLB_FRAME_REQUEST || p->cls == TLB_FRAME_RESPONSE);
 	CHECK(p->key.proto == IPPROTO_UDP);
 	CHECK(p->rpc_off == p->l4_off + UDP_HDR_LEN);
+	CHECK(p->l4_off + (size_t)rd16(b + p->l4_off + 4) <= len);
+	if (p->proto != TLB_PROTO_TURBOLB) {
+		check_other(b, o, p);
+		return;
+	}
 	CHECK(p->payload_off == p->rpc_off + TLB_RPC_HDR_LEN);
 	CHECK(p->payload_off <= len);
 	CHECK(p->hdr.payload_len <= len - p->payload_off);
@@ -221,7 +303,7 @@ check_result(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 	} else {
 		CHECK(h.type == TLB_MSG_RESPONSE || h.type == TLB_MSG_ERROR);
 		CHECK(ours(o, p->key.src_port));
-		CHECK(!ours(o, p->key.dst_port));
+		CHECK(!ours_any(o, p->key.dst_port));
 	}
 }
 
@@ -460,6 +542,16 @@ exercise(const uint8_t *b, size_t len, const struct tlb_parse_opts *o,
 		*p_out = p;
 	if (err != TLB_PARSE_OK || p.cls == TLB_FRAME_PASS)
 		return;
+	if (p.proto != TLB_PROTO_TURBOLB) {
+		/* no work_ns to stamp, no turbolb response to make */
+		uint8_t *c = dup_frame(b, len);
+
+		tlb_rpc_set_work_ns(c, &p, seed);
+		CHECK(memcmp(c, b, len) == 0);
+		free(c);
+		check_not_request(b, len, &p);
+		return;
+	}
 	check_set_work_ns(b, len, o, &p, seed);
 	if (p.cls == TLB_FRAME_REQUEST)
 		check_request(b, len, o, &p, seed);
@@ -575,6 +667,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.n_udp_ports = 0xffffffffu,
 	};
 	static const struct tlb_parse_opts none = {.n_udp_ports = 0};
+	/* every protocol, with turbolb's ports first */
+	static const struct tlb_parse_opts protos = {
+		.udp_ports = {9000},
+		.n_udp_ports = 1,
+		.proto_ports = {{53, TLB_PROTO_DNS},
+				{11211, TLB_PROTO_MEMCACHED},
+				{7000, TLB_PROTO_UDP}},
+		.n_proto_ports = 3,
+	};
 	struct tlb_parse_opts own;
 	struct tlb_parsed p;
 	uint32_t seed = 0;
@@ -590,6 +691,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	exercise(data, size, NULL, seed, NULL);
 	exercise(data, size, &many, seed, NULL);
+	exercise(data, size, &protos, seed, NULL);
 	exercise(data, size, &one, seed, &p);
 
 	/* Any UDP port can be an RPC port: retry a UDP frame that passed
@@ -605,6 +707,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		own.udp_ports[1] = p.key.dst_port;
 		own.n_udp_ports = 2;
 		exercise(data, size, &own, seed, NULL);
+		/* and as each other protocol's, to and from */
+		for (int pr = TLB_PROTO_TURBOLB + 1; pr < TLB_PROTO_N; pr++) {
+			memset(&own, 0, sizeof(own));
+			own.proto_ports[0].port = p.key.dst_port;
+			own.proto_ports[0].proto = (uint8_t)pr;
+			own.n_proto_ports = 1;
+			exercise(data, size, &own, seed, NULL);
+			own.proto_ports[0].port = p.key.src_port;
+			exercise(data, size, &own, seed, NULL);
+		}
 	}
 	return 0;
 }

@@ -1562,10 +1562,337 @@ test_response_not_held(void **state)
 	assert_int_equal(counter(TLB_DP_responses), 1);
 }
 
+/* ---- dns, memcached and udp ports (docs/protocol.md, "Protocols") ---- */
+
+#define DNS_PORT 53
+#define MC_PORT  11211
+#define UDP_PORT 7000
+
+static const uint8_t cli_ip[4] = {10, 0, 0, 1}, srv_ip[4] = {10, 0, 0, 2};
+
+/* Starts the dispatcher with a dns, a memcached and a udp port besides
+ * the turbolb one; teardown_protocols() puts the turbolb one back alone. */
+static void
+start_protocols(const char *policy)
+{
+	cfg.rpc.udp_ports[1] = DNS_PORT;
+	cfg.rpc.port_proto[1] = TLB_PROTO_DNS;
+	cfg.rpc.udp_ports[2] = MC_PORT;
+	cfg.rpc.port_proto[2] = TLB_PROTO_MEMCACHED;
+	cfg.rpc.udp_ports[3] = UDP_PORT;
+	cfg.rpc.port_proto[3] = TLB_PROTO_UDP;
+	cfg.rpc.n_udp_ports = 4;
+	start(policy, 2, TLB_CREDITS_INBAND, NULL);
+}
+
+static int
+teardown_protocols(void **state)
+{
+	cfg.rpc.n_udp_ports = 1;
+	cfg.host.write_off_us = 100000;
+	return teardown_dp(state);
+}
+
+/* Ethernet, IPv4, UDP and payload, checksums 0 (the datapath does not
+ * check them). */
+static size_t
+raw_frame(uint8_t *f, const uint8_t src[4], const uint8_t dst[4],
+	  uint16_t sport, uint16_t dport, const void *payload, size_t plen)
+{
+	memset(f, 0, 42);
+	memcpy(f, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[16] = (uint8_t)((20 + 8 + plen) >> 8);
+	f[17] = (uint8_t)(20 + 8 + plen);
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, src, 4);
+	memcpy(f + 30, dst, 4);
+	f[34] = (uint8_t)(sport >> 8);
+	f[35] = (uint8_t)sport;
+	f[36] = (uint8_t)(dport >> 8);
+	f[37] = (uint8_t)dport;
+	f[38] = (uint8_t)((8 + plen) >> 8);
+	f[39] = (uint8_t)(8 + plen);
+	memcpy(f + 42, payload, plen);
+	return 42 + plen;
+}
+
+/* A DNS query (from the client) or response (from a core) with id. */
+static size_t
+dns_frame(uint8_t *f, uint16_t id, bool response, uint16_t cport)
+{
+	uint8_t m[21] = {(uint8_t)(id >> 8),
+			 (uint8_t)id,
+			 response ? 0x81 : 0x01,
+			 response ? 0x80 : 0x00,
+			 0,
+			 1,
+			 [12] = 3,
+			 'w',
+			 'w',
+			 'w',
+			 0,
+			 0,
+			 1,
+			 0,
+			 1};
+
+	return response ? raw_frame(f, srv_ip, cli_ip, DNS_PORT, cport, m,
+				    sizeof(m))
+			: raw_frame(f, cli_ip, srv_ip, cport, DNS_PORT, m,
+				    sizeof(m));
+}
+
+/* A memcached datagram: id, seq, total, then text. */
+static size_t
+mc_frame(uint8_t *f, uint16_t id, uint16_t seq, uint16_t total,
+	 const char *text, bool response, uint16_t cport)
+{
+	uint8_t m[512] = {(uint8_t)(id >> 8),    (uint8_t)id,
+			  (uint8_t)(seq >> 8),   (uint8_t)seq,
+			  (uint8_t)(total >> 8), (uint8_t)total};
+	size_t n = strlen(text);
+
+	memcpy(m + 8, text, n);
+	return response
+		       ? raw_frame(f, srv_ip, cli_ip, MC_PORT, cport, m, 8 + n)
+		       : raw_frame(f, cli_ip, srv_ip, cport, MC_PORT, m, 8 + n);
+}
+
+/* The core that got the one frame sent to the cores, or -1. */
+static int
+core_of_one(void)
+{
+	struct out_pkt out[4];
+	int got = -1;
+
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx[0], out, 4);
+
+		if (n == 1 && got < 0)
+			got = c;
+		else
+			assert_int_equal(n, 0);
+	}
+	return got;
+}
+
+static void
+reply(unsigned int core, const uint8_t *f, size_t len)
+{
+	inject(tgt[core].rx[0], f, len);
+}
+
+static void
+assert_idle_view(void)
+{
+	for (unsigned int c = 0; c < N_CORES; c++) {
+		assert_int_equal(tlb_lv_outstanding(dp.lv, c), 0);
+		assert_int_equal(tlb_lv_outstanding_work(dp.lv, c), 0);
+	}
+}
+
+/* DNS queries go to the policy's cores, each answer completes its query
+ * at the core it went to with the work it was charged, and a second
+ * answer to the same id is a follow-up, not a completion. */
+static void
+test_dns_request_completes(void **state)
+{
+	uint8_t f[256];
+	int core[N_CORES];
+	size_t n;
+
+	(void)state;
+	start_protocols("rr");
+	for (int i = 0; i < N_CORES; i++) {
+		inject(up.rx[0], f,
+		       dns_frame(f, (uint16_t)(100 + i), false, 41000));
+		pump();
+		core[i] = core_of_one();
+		assert_true(core[i] >= 0);
+		assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)core[i]),
+				 1);
+		assert_true(tlb_lv_outstanding_work(dp.lv, (uint32_t)core[i]) >
+			    0);
+	}
+	assert_int_equal(counter(TLB_DP_messages), N_CORES);
+	for (int i = 0; i < N_CORES; i++) {
+		n = dns_frame(f, (uint16_t)(100 + i), true, 41000);
+		reply((unsigned int)core[i], f, n);
+	}
+	pump();
+	assert_idle_view();
+	assert_int_equal(counter(TLB_DP_completions_inband), N_CORES);
+	assert_int_equal(drain(up.tx[0]), N_CORES);
+	/* the same answer again */
+	reply((unsigned int)core[0], f, dns_frame(f, 100, true, 41000));
+	pump();
+	assert_int_equal(counter(TLB_DP_completions_inband), N_CORES);
+	assert_int_equal(counter(TLB_DP_response_followups), 1);
+	assert_int_equal(counter(TLB_DP_completions_extra), 0);
+	assert_int_equal(counter(TLB_DP_responses), N_CORES + 1);
+	assert_idle_view();
+	/* a response on the uplink, a query from a core: wrong direction */
+	inject(up.rx[0], f, dns_frame(f, 1, true, 41000));
+	reply(0, f, dns_frame(f, 1, false, 41000));
+	pump();
+	assert_int_equal(counter(TLB_DP_drop_bad_direction), 2);
+	/* too short: a counted parse error */
+	inject(up.rx[0], f,
+	       raw_frame(f, cli_ip, srv_ip, 41000, DNS_PORT, "ab", 2));
+	pump();
+	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_TRUNC_MSG], 1);
+}
+
+/* A memcached get answered in several datagrams (seq 0..2 of 3, then a
+ * header-only total-0 datagram) is one completion; so is a multi-key get
+ * answered with one response per key. */
+static void
+test_memcached_multi_datagram_once(void **state)
+{
+	uint8_t f[600];
+	int c1, c2;
+
+	(void)state;
+	start_protocols("jsq");
+	inject(up.rx[0], f, mc_frame(f, 7, 0, 1, "get big\r\n", false, 42000));
+	pump();
+	c1 = core_of_one();
+	assert_true(c1 >= 0);
+	inject(up.rx[0], f, mc_frame(f, 8, 0, 1, "get a b\r\n", false, 42000));
+	pump();
+	c2 = core_of_one();
+	assert_true(c2 >= 0 && c2 != c1);
+	/* the datagrams of the big value, the last one first */
+	reply((unsigned int)c1, f,
+	      mc_frame(f, 7, 2, 3, "\r\nEND\r\n", true, 42000));
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, (uint32_t)c1), 0);
+	reply((unsigned int)c1, f,
+	      mc_frame(f, 7, 0, 3, "VALUE big 0 3000\r\n", true, 42000));
+	reply((unsigned int)c1, f, mc_frame(f, 7, 1, 3, "xxxx", true, 42000));
+	reply((unsigned int)c1, f, mc_frame(f, 7, 0, 0, "", true, 42000));
+	/* one response per key */
+	reply((unsigned int)c2, f,
+	      mc_frame(f, 8, 0, 1, "VALUE a 0 1\r\n1\r\n", true, 42000));
+	reply((unsigned int)c2, f,
+	      mc_frame(f, 8, 0, 1, "VALUE b 0 1\r\n2\r\nEND\r\n", true, 42000));
+	pump();
+	assert_idle_view();
+	assert_int_equal(counter(TLB_DP_completions_inband), 2);
+	assert_int_equal(counter(TLB_DP_response_followups), 4);
+	assert_int_equal(counter(TLB_DP_responses), 6);
+	assert_int_equal(drain(up.tx[0]), 6);
+	assert_int_equal(counter(TLB_DP_completions_extra), 0);
+	/* a request of two datagrams is malformed */
+	inject(up.rx[0], f, mc_frame(f, 9, 0, 2, "get c\r\n", false, 42000));
+	pump();
+	assert_int_equal(dp.stats.drop_parse[TLB_PARSE_BAD_PKT_COUNT], 1);
+}
+
+/* noreply: steered, never charged, so nothing waits for its answer. */
+static void
+test_memcached_noreply_uncharged(void **state)
+{
+	uint8_t f[256];
+
+	(void)state;
+	start_protocols("jsq");
+	inject(up.rx[0], f,
+	       mc_frame(f, 11, 0, 1, "set k 0 0 1 noreply\r\nx\r\n", false,
+			42000));
+	pump();
+	assert_true(core_of_one() >= 0);
+	assert_int_equal(counter(TLB_DP_oneway), 1);
+	assert_int_equal(counter(TLB_DP_steered), 1);
+	assert_int_equal(counter(TLB_DP_messages), 0);
+	assert_idle_view();
+}
+
+/* A query never answered leaves the view after host.write_off_us, at a
+ * core that keeps answering others; its late answer is no completion. A
+ * query whose id the client reuses before the answer is taken out too. */
+static void
+test_unanswered_written_off(void **state)
+{
+	uint8_t f[256];
+	int core, polls;
+
+	(void)state;
+	cfg.host.write_off_us = 2000;
+	start_protocols("rr");
+	inject(up.rx[0], f, dns_frame(f, 500, false, 43000));
+	pump();
+	core = core_of_one();
+	assert_true(core >= 0);
+	for (polls = 0; polls < 100000 && counter(TLB_DP_unanswered) == 0;
+	     polls++) {
+		rte_delay_us_block(100);
+		tlb_dp_poll(&dp);
+	}
+	assert_int_equal(counter(TLB_DP_unanswered), 1);
+	assert_idle_view();
+	assert_int_equal(counter(TLB_DP_written_off), 0);
+	reply((unsigned int)core, f, dns_frame(f, 500, true, 43000));
+	pump();
+	assert_int_equal(counter(TLB_DP_response_followups), 1);
+	assert_int_equal(counter(TLB_DP_completions_inband), 0);
+	/* id 600 twice before its answer: the first one leaves the view */
+	inject(up.rx[0], f, dns_frame(f, 600, false, 43000));
+	inject(up.rx[0], f, dns_frame(f, 600, false, 43000));
+	pump();
+	assert_int_equal(counter(TLB_DP_request_ids_full), 1);
+	for (int c = 0; c < N_CORES; c++)
+		drain(tgt[c].tx[0]);
+	reply((unsigned int)core, f, dns_frame(f, 600, true, 43000));
+	pump();
+	assert_idle_view();
+	assert_int_equal(counter(TLB_DP_completions_inband), 1);
+}
+
+/* udp: every datagram back from a core completes one request there. */
+static void
+test_udp_each_datagram(void **state)
+{
+	uint8_t f[128];
+	int core[2];
+
+	(void)state;
+	start_protocols("rr");
+	for (int i = 0; i < 2; i++) {
+		inject(up.rx[0], f,
+		       raw_frame(f, cli_ip, srv_ip, 44000, UDP_PORT, "ping",
+				 4));
+		pump();
+		core[i] = core_of_one();
+		assert_true(core[i] >= 0);
+	}
+	assert_true(core[0] != core[1]);
+	for (int i = 0; i < 2; i++)
+		reply((unsigned int)core[i], f,
+		      raw_frame(f, srv_ip, cli_ip, UDP_PORT, 44000, "pong", 4));
+	pump();
+	assert_idle_view();
+	assert_int_equal(counter(TLB_DP_completions_inband), 2);
+	assert_int_equal(drain(up.tx[0]), 2);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_dns_request_completes,
+					  teardown_protocols),
+		cmocka_unit_test_teardown(test_memcached_multi_datagram_once,
+					  teardown_protocols),
+		cmocka_unit_test_teardown(test_memcached_noreply_uncharged,
+					  teardown_protocols),
+		cmocka_unit_test_teardown(test_unanswered_written_off,
+					  teardown_protocols),
+		cmocka_unit_test_teardown(test_udp_each_datagram,
+					  teardown_protocols),
 		cmocka_unit_test_teardown(test_rss_flow_sticks, teardown_dp),
 		cmocka_unit_test_teardown(test_jsq_least_outstanding,
 					  teardown_dp),
