@@ -22,6 +22,10 @@
 #   --rate RPS   offered load (default 1280: 80% of 8 cores of 5 ms)
 #   --no-build   use the build as it is (BUILD, default build/)
 #
+#   scripts/demo.sh --dns [OPTIONS]   real software instead: dnsperf
+#                through turbolbd to nsd servers in network namespaces,
+#                every policy (scripts/demo-dns.sh, its options; root)
+#
 # The tables are explained in docs/loadgen.md ("The demo").
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -61,6 +65,7 @@ need() {
 }
 while [ $# -gt 0 ]; do
 	case $1 in
+	--dns) shift; exec "$top/scripts/demo-dns.sh" "$@" ;;
 	--quick) rounds=1; secs=1.5; warmup=0.3; shift ;;
 	--rounds) need "$@"; rounds=$2; shift 2 ;;
 	--duration) need "$@"; secs=$2; shift 2 ;;

@@ -14,6 +14,9 @@ packages=(
 	# The Debian packages (debian/, tests/cli/test_debian.sh); dpkg-dev
 	# comes with build-essential.
 	debhelper lintian
+	# The peers suite (tests/peers/): real servers and clients in network
+	# namespaces, veth offloads set with ethtool
+	nsd dnsperf memcached libmemcached-tools ethtool
 )
 
 sudo=""
