@@ -103,16 +103,16 @@
 	  "A packet of a message whose core left rotation.")                   \
 	X(drop_shutdown, DROP, "shutdown",                                     \
 	  "Still held in the FIFO at shutdown.")                               \
-	X(drop_fb_malformed, DROP, "feedback_malformed",                       \
+	X(drop_fb_malformed, DROP, "fb_malformed",                             \
 	  "A feedback frame that does not parse.")                             \
-	X(drop_fb_wrong_core, DROP, "feedback_wrong_core",                     \
+	X(drop_fb_wrong_core, DROP, "fb_wrong_core",                           \
 	  "A feedback frame speaking for another core than its queue's.")      \
-	X(drop_fb_stale, DROP, "feedback_stale",                               \
+	X(drop_fb_stale, DROP, "fb_stale",                                     \
 	  "A feedback frame of an older host epoch than the newest seen.")     \
-	X(drop_fb_bad_totals, DROP, "feedback_bad_totals",                     \
+	X(drop_fb_bad_totals, DROP, "fb_bad_totals",                           \
 	  "A feedback frame whose totals went back or carry impossible "       \
 	  "work: nothing credited.")                                           \
-	X(drop_fb_unexpected, DROP, "feedback_unexpected",                     \
+	X(drop_fb_unexpected, DROP, "fb_unexpected",                           \
 	  "A feedback frame, the host transport not packet.")                  \
 	X(drop_kick_no_mbuf, DROP, "kick_no_mbuf",                             \
 	  "A kick frame not sent: no mbuf for it.")

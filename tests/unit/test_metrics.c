@@ -46,8 +46,12 @@ check_described(const char *key)
 	assert_null(strstr(m->family, "_ns"));
 	if (m->type == TLB_METRIC_COUNTER)
 		assert_true(ends_with(m->family, "_total"));
-	if (strncmp(key, "drop_", 5) == 0)
+	if (strncmp(key, "drop_", 5) == 0) {
 		assert_string_equal(m->family, "turbolb_drops_total");
+		/* the reason label is the key without "drop_" */
+		if (m->reason != NULL)
+			assert_string_equal(m->reason, key + 5);
+	}
 	if (ends_with(key, "_ns"))
 		assert_true(m->ns && strstr(m->family, "_seconds") != NULL);
 }
