@@ -35,11 +35,17 @@
  * the same calls hold completions, run state and heartbeats, and
  * tlb_host_feedback writes them, when there is something to say, as one
  * small frame that the server sends on the core's own queue with its
- * responses. Batching is the same: a frame once `batch` completions are
- * held, or at a flush; a state change that lasts until the next call; a
- * frame that could not be sent (tlb_host_feedback_unsent); and at a
- * heartbeat when the core sent nothing for 100 ms. There is no region to go
- * stale: a daemon that restarts takes the next frame of each core as its base.
+ * responses. A frame is due once `batch` completions are held; once the
+ * oldest completion held is feedback_hold_us old (with a hold of 0: at
+ * each flush instead, as a credit record would be posted); at a state
+ * change that lasts until the next call; after a frame that could not be
+ * sent (tlb_host_feedback_unsent); and at a heartbeat when the core sent
+ * nothing for 100 ms. The hold is what keeps frames few at a low load,
+ * where a core is idle after nearly every request: one frame carries the
+ * completions of a hold period, and the daemon sees a core's completions
+ * up to that much late (docs/host-integration.md weighs the two). There
+ * is no region to go stale: a daemon that restarts takes the next frame
+ * of each core as its base.
  *
  * Scheduler kick: each core's slot also names the thread serving it (pid
  * and tid of the thread that first used the handle, or last called
@@ -63,9 +69,11 @@ extern "C" {
 #define TLB_HOST_API
 #endif
 
-#define TLB_HOST_BATCH_DEFAULT    16u
-#define TLB_HOST_BATCH_MAX        4096u
-#define TLB_HOST_CHECK_MS_DEFAULT 100u
+#define TLB_HOST_BATCH_DEFAULT            16u
+#define TLB_HOST_BATCH_MAX                4096u
+#define TLB_HOST_CHECK_MS_DEFAULT         100u
+#define TLB_HOST_FEEDBACK_HOLD_US_DEFAULT 50u
+#define TLB_HOST_FEEDBACK_HOLD_US_MAX     100000u
 /* Bytes a feedback frame takes (tlb_host_feedback). */
 #define TLB_HOST_FEEDBACK_LEN 64u
 
@@ -80,6 +88,17 @@ struct tlb_host_opts {
 	 * tlb_host_stale (a system call each); 0: default
 	 * (TLB_HOST_CHECK_MS_DEFAULT). */
 	uint32_t stale_check_ms;
+	/* Packet transport: the longest a completion waits in the handle
+	 * for the frame that reports it, in us,
+	 * 0..TLB_HOST_FEEDBACK_HOLD_US_MAX (see "Packet transport" above). 0:
+	 * no hold, a frame at each flush. tlb_host_opts_init sets
+	 * TLB_HOST_FEEDBACK_HOLD_US_DEFAULT. */
+	uint32_t feedback_hold_us;
+	/* The monotonic clock, in ns, that the packet transport's hold and
+	 * heartbeat read; NULL: CLOCK_MONOTONIC. Called from the core
+	 * threads with clock_arg. For a test's clock, or a server's own. */
+	uint64_t (*clock_ns)(void *clock_arg);
+	void *clock_arg;
 };
 
 /* One core's counters. Each is written by the core's thread only; read
@@ -109,8 +128,8 @@ tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 		   char *err, size_t errlen);
 
 /* Reports through feedback frames instead of a credit ring, for n_cores
- * cores (1..256): see "Packet transport" above. opts may be NULL; its
- * stale_check_ms is not used. */
+ * cores (1..256): see "Packet transport" above. opts may be NULL
+ * (defaults); its stale_check_ms is not used. */
 TLB_HOST_API struct tlb_host *
 tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 		     char *err, size_t errlen);
@@ -169,8 +188,10 @@ TLB_HOST_API void tlb_host_complete(struct tlb_host_core *c, uint32_t work_ns,
 
 /* Posts what the core holds now. Returns 0 when nothing is held any more,
  * -EAGAIN when the ring is full (the completions stay held; flush again
- * later), -EINVAL for a NULL handle. Packet transport: the next
- * tlb_host_feedback frame carries what is held; returns 0. */
+ * later), -EINVAL for a NULL handle. Packet transport: returns 0; with a
+ * hold of 0 the next tlb_host_feedback frame carries what is held, with a
+ * hold the frame that the hold makes due does (a flush at every idle
+ * poll costs nothing then). */
 TLB_HOST_API int tlb_host_flush(struct tlb_host_core *c);
 
 /* RUNNING (true: polling or serving) or PARKED (false: about to sleep,

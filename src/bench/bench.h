@@ -47,6 +47,13 @@
 #define BENCH_RESP_WORK_NS    1000u
 #define BENCH_RESP_SERVICE_NS 800u /* service time every response reports */
 
+/* Where the dispatcher's completions come from (host.credits). */
+enum bench_credits {
+	BENCH_CREDITS_INBAND, /* counted from the responses */
+	BENCH_CREDITS_RING,   /* a credit ring (shm transport) */
+	BENCH_CREDITS_PACKET, /* feedback frames (packet transport) */
+};
+
 enum bench_mode {
 	BENCH_REQUEST, /* requests only, credits inband, no responses */
 	BENCH_REQRESP, /* every request answered by the benchmark host */
@@ -65,12 +72,16 @@ struct bench_world {
 	bool copy; /* targets have their own TX rings */
 	/* host.credits ring: the daemon drains a credit ring (the shm
 	 * transport) that the host step posts to through libturbolb-host,
-	 * one completion per response; otherwise credits are in-band. */
-	bool ring_credits;
+	 * one completion per response; packet: the same completions go in
+	 * feedback frames (the packet transport, batch 16, no hold) that
+	 * the host step puts on the cores' target RX rings; inband: the
+	 * daemon counts them from the responses. */
+	enum bench_credits credits;
 	char ring_name[64];
 	struct tlb_transport *xport;
 	struct tlb_host *host;
 	struct tlb_host_core *hc[TLB_MAX_CORES];
+	struct rte_mempool *fb_pool; /* packet: the feedback frames' mbufs */
 
 	/* rings: ours, the ports only point at them */
 	struct rte_ring *up_rx[BENCH_MAX_DPS];
@@ -111,6 +122,9 @@ struct bench_run {
 
 	/* per host core, counted by the host step (copy worlds) */
 	uint64_t seen[TLB_MAX_CORES];
+	/* per dispatcher: feedback frames the host step put on its cores'
+	 * target RX rings (packet credits) */
+	uint64_t fb_sent[BENCH_MAX_DPS];
 	int16_t flow_core[65536]; /* rss: where each flow went */
 	char error[256];          /* first failure, "" if none */
 	volatile bool failed;
@@ -163,8 +177,9 @@ int bench_world_create(struct bench_world *w, unsigned int gen,
 		       unsigned int n_cores, unsigned int n_dps,
 		       unsigned int qpp, unsigned int preload,
 		       unsigned int burst, unsigned int flows, bool copy,
-		       bool ring_credits, const struct bench_dp_cfg *dpc,
-		       char *err, size_t errlen);
+		       enum bench_credits credits,
+		       const struct bench_dp_cfg *dpc, char *err,
+		       size_t errlen);
 void bench_world_destroy(struct bench_world *w);
 /* Empties every ring (frees what was there), then loads each dispatcher's
  * uplink RX ring with w->preload fresh requests and, in reqresp mode, its

@@ -75,7 +75,7 @@ struct opts {
 	unsigned int jbsq_k;
 	unsigned int qpp;
 	bool baselines;
-	bool ring_credits;
+	enum bench_credits credits;
 	bool verify;
 	bool smoke;
 	bool callgrind;
@@ -99,13 +99,14 @@ struct result {
 	enum bench_mode mode;
 	unsigned int cores, dps, preload;
 	bool copy;
-	bool ring_credits;
+	enum bench_credits credits;
 	double mpps[64];     /* wall clock */
 	double cpu_mpps[64]; /* per second of the dispatchers' CPU time */
 	unsigned int n;
 	uint64_t pkts; /* measured packets of the last repetition */
 	double pkts_per_poll;
 	uint64_t held, released;
+	uint64_t fb_frames, responses; /* packet credits, all reps */
 	double median, cpu_median;
 };
 
@@ -220,7 +221,9 @@ loads_fn(const struct cli_opt *opt, const char *arg, char *err, size_t errlen)
 	return 0;
 }
 
-static const char *const credit_modes[] = {"inband", "ring", NULL};
+static const char *const credit_modes[] = {"inband", "ring", "packet", NULL};
+/* In a run's label: in-band credits say nothing. */
+static const char *const credit_label[] = {"", "ring", "packet"};
 static unsigned int cpus_u[BENCH_MAX_DPS + 1];
 static bool no_baselines, warm_set, dps_set;
 
@@ -296,11 +299,12 @@ static const struct cli_opt opts[] = {
 	 .help = "skip the io/macswap forwarding loops"},
 	{.name = "credits",
 	 .kind = CLI_CHOICE,
-	 CLI_DEST(o.ring_credits),
+	 CLI_DEST(o.credits),
 	 .choices = credit_modes,
 	 .arg = "MODE",
-	 .help = "inband (default: completions counted from responses)\n"
-		 "or ring (a credit ring the benchmark's host posts to)"},
+	 .help = "inband (default: completions counted from responses),\n"
+		 "ring (a credit ring the benchmark's host posts to)\n"
+		 "or packet (feedback frames on the target RX rings)"},
 	{.name = "verify",
 	 .kind = CLI_FLAG,
 	 CLI_DEST(o.verify),
@@ -589,7 +593,7 @@ init_dps(struct bench_world *w, const char *policy)
 		 * first housekeeping, after the preloaded requests would
 		 * have found no core in rotation; and taking the host's
 		 * epoch then for an attach, it would strand what it sent. */
-		if (w->ring_credits) {
+		if (w->credits != BENCH_CREDITS_INBAND) {
 			w->dp[d].host_epoch =
 				tlb_transport_host_epoch(w->xport);
 			for (uint32_t l = 0; l < w->dp[d].n_cores; l++)
@@ -655,7 +659,7 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 	if (res == NULL)
 		return -1;
 	snprintf(res->label, sizeof(res->label), "c%ud%u%s%s/%s/%s", w->n_cores,
-		 w->n_dps, w->copy ? "copy" : "", w->ring_credits ? "ring" : "",
+		 w->n_dps, w->copy ? "copy" : "", credit_label[w->credits],
 		 mode_names[mode], fwd ? fwd_names[fwd] : policy);
 	res->fwd = fwd;
 	res->policy = fwd ? NULL : policy;
@@ -664,7 +668,7 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 	res->dps = w->n_dps;
 	res->preload = w->preload;
 	res->copy = w->copy;
-	res->ring_credits = w->ring_credits;
+	res->credits = w->credits;
 
 	for (unsigned int rep = 0; rep < o.reps && rc == 0; rep++) {
 		uint64_t total = 0, t0 = UINT64_MAX, t1 = 0, polls = 0;
@@ -715,6 +719,11 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 				res->held += w->dp[d].stats.c[TLB_DP_held];
 				res->released +=
 					w->dp[d].stats.c[TLB_DP_released];
+				res->fb_frames +=
+					w->dp[d].stats
+						.c[TLB_DP_feedback_frames];
+				res->responses +=
+					w->dp[d].stats.c[TLB_DP_responses];
 			}
 			if (w->copy)
 				bench_host_step(r, d);
@@ -741,10 +750,13 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 	res->median = median(res->mpps, res->n);
 	res->cpu_median = median(res->cpu_mpps, res->n);
 	printf("  %-28s %8.3f Mpps wall %8.3f Mpps/CPU-s  (%u reps, %.1f "
-	       "pkts/poll%s)%s\n",
+	       "pkts/poll%s",
 	       res->label, res->median, res->cpu_median, res->n,
-	       res->pkts_per_poll, res->held ? ", FIFO used" : "",
-	       rc ? "  FAILED" : "");
+	       res->pkts_per_poll, res->held ? ", FIFO used" : "");
+	if (res->fb_frames != 0 && res->responses != 0)
+		printf(", %.3f feedback frames per response",
+		       (double)res->fb_frames / (double)res->responses);
+	printf(")%s\n", rc ? "  FAILED" : "");
 	fflush(stdout);
 	return rc;
 }
@@ -1032,10 +1044,9 @@ write_json(const char *path, const char *cpus)
 			x->label, fwd_names[x->fwd], x->policy ? "\"" : "",
 			x->policy ? x->policy : "null", x->policy ? "\"" : "",
 			mode_names[x->mode], x->cores, x->dps, x->preload,
-			x->copy ? "copy" : "direct",
-			x->ring_credits ? "ring" : "inband", x->pkts,
-			x->pkts_per_poll, x->held, x->released, x->median,
-			x->cpu_median);
+			x->copy ? "copy" : "direct", credit_modes[x->credits],
+			x->pkts, x->pkts_per_poll, x->held, x->released,
+			x->median, x->cpu_median);
 		for (unsigned int k = 0; k < x->n; k++)
 			fprintf(f, "%s%.4f", k ? ", " : "", x->mpps[k]);
 		fprintf(f, "], \"cpu_mpps\": [");
@@ -1204,8 +1215,8 @@ main(int argc, char **argv)
 				    bench_world_create(
 					    w, gen++, cores, dps, o.qpp,
 					    preload_for(cores, dps), o.burst,
-					    o.flows, copy, o.ring_credits,
-					    &o.dpc, err, sizeof(err)) != 0) {
+					    o.flows, copy, o.credits, &o.dpc,
+					    err, sizeof(err)) != 0) {
 					fprintf(stderr, "turbolb-bench: %s\n",
 						w ? err : "no memory");
 					failed = 1;

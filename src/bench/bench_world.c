@@ -150,10 +150,13 @@ world_config(struct bench_world *w, const struct bench_dp_cfg *dpc, char *err,
 	ADD("fifo: { capacity: %u }\n", dpc->fifo_cap);
 	/* No completions in request mode: liveness must not take cores out
 	 * of rotation during a run. */
-	if (w->ring_credits)
+	if (w->credits == BENCH_CREDITS_RING)
 		ADD("host: { credits: ring, credit_ring: %s, "
 		    "stale_timeout_us: 60000000 }\n",
 		    w->ring_name);
+	else if (w->credits == BENCH_CREDITS_PACKET)
+		ADD("host: { credits: ring, transport: packet, "
+		    "stale_timeout_us: 60000000 }\n");
 	else
 		ADD("host: { credits: inband, stale_timeout_us: 60000000 }\n");
 	ADD("telemetry: { enabled: false }\nlog: { level: warning }\n");
@@ -173,12 +176,47 @@ world_config(struct bench_world *w, const struct bench_dp_cfg *dpc, char *err,
 	return 0;
 }
 
+/* Packet credits: the packet transport, and a host whose cores each
+ * report once, fed to the transport directly (no dispatcher runs yet), so
+ * that the host epoch is known and every core is in rotation from the
+ * first request. No hold: the host step flushes each core it answered, so
+ * a core sends one frame per host step, as it posts one credit record
+ * with ring credits (a batch alone would starve jbsq, whose cores never
+ * hold a batch). */
+static int
+packet_credits(struct bench_world *w, char *err, size_t errlen)
+{
+	uint8_t fb[TLB_HOST_FEEDBACK_LEN];
+	struct tlb_host_opts ho;
+	size_t n;
+
+	if (tlb_transport_packet_create(w->n_cores, &w->xport, err, errlen) !=
+	    0)
+		return -1;
+	tlb_host_opts_init(&ho);
+	ho.feedback_hold_us = 0;
+	w->host = tlb_host_open_packet(w->n_cores, &ho, err, errlen);
+	if (w->host == NULL)
+		return -1;
+	for (unsigned int i = 0; i < w->n_cores; i++) {
+		w->hc[i] = tlb_host_core(w->host, i);
+		n = tlb_host_feedback(w->hc[i], fb, sizeof(fb));
+		if (n == 0 ||
+		    tlb_transport_feed(w->xport, i, fb, n) != TLB_FEED_OK) {
+			snprintf(err, errlen, "feedback: core %u's first frame",
+				 i);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 bench_world_create(struct bench_world *w, unsigned int gen,
 		   unsigned int n_cores, unsigned int n_dps, unsigned int qpp,
 		   unsigned int preload, unsigned int burst, unsigned int flows,
-		   bool copy, bool ring_credits, const struct bench_dp_cfg *dpc,
-		   char *err, size_t errlen)
+		   bool copy, enum bench_credits credits,
+		   const struct bench_dp_cfg *dpc, char *err, size_t errlen)
 {
 	struct rte_ring *rx[RTE_MAX_QUEUES_PER_PORT],
 		*tx[RTE_MAX_QUEUES_PER_PORT];
@@ -195,7 +233,7 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 	w->burst = burst;
 	w->flows = flows;
 	w->copy = copy;
-	w->ring_credits = ring_credits;
+	w->credits = credits;
 	snprintf(w->ring_name, sizeof(w->ring_name), "/turbolb-bench-%d-%u",
 		 (int)getpid(), gen);
 	/* Room for every mbuf of the dispatcher in any one ring. */
@@ -249,7 +287,9 @@ bench_world_create(struct bench_world *w, unsigned int gen,
 		snprintf(err, errlen, "tlb_ports_setup failed");
 		return -1;
 	}
-	if (ring_credits) {
+	if (credits == BENCH_CREDITS_PACKET)
+		return packet_credits(w, err, errlen);
+	if (credits == BENCH_CREDITS_RING) {
 		/* As turbolbd does: the daemon side creates the ring, the
 		 * host side attaches. */
 		if (tlb_transport_shm_create(
@@ -380,6 +420,7 @@ bench_world_load(struct bench_world *w, struct rte_mempool *pool,
 		 enum bench_mode mode, char *err, size_t errlen)
 {
 	bench_world_drain(w);
+	w->fb_pool = pool;
 	for (unsigned int d = 0; d < w->n_dps; d++) {
 		/* Flows are spread over the dispatchers as an RSS NIC would
 		 * spread them over the uplink queues: each its own set. */
@@ -492,6 +533,33 @@ verify_request(struct bench_run *r, unsigned int d, unsigned int core,
 	}
 }
 
+/* Packet credits: core i's feedback frame, when one is due, after its
+ * responses on its target RX ring, as a server sends it last in its TX
+ * burst. */
+static void
+host_feedback(struct bench_run *r, unsigned int d, unsigned int i)
+{
+	struct bench_world *w = r->w;
+	uint8_t fb[TLB_HOST_FEEDBACK_LEN];
+	struct rte_mbuf *m;
+	size_t n = tlb_host_feedback(w->hc[i], fb, sizeof(fb));
+
+	if (n == 0)
+		return;
+	m = rte_pktmbuf_alloc(w->fb_pool);
+	if (unlikely(m == NULL)) {
+		tlb_host_feedback_unsent(w->hc[i]);
+		return;
+	}
+	memcpy(rte_pktmbuf_append(m, (uint16_t)n), fb, n);
+	if (unlikely(rte_ring_enqueue(w->t_rx[i], m) != 0)) {
+		rte_pktmbuf_free(m);
+		tlb_host_feedback_unsent(w->hc[i]);
+		return;
+	}
+	r->fb_sent[d]++;
+}
+
 void
 bench_host_step(struct bench_run *r, unsigned int d)
 {
@@ -518,13 +586,19 @@ bench_host_step(struct bench_run *r, unsigned int d)
 			     rte_ring_enqueue_bulk(w->t_rx[i], (void **)resp, n,
 						   NULL) != n))
 			bench_fail(r, "response stash ran dry");
-		if (w->ring_credits) {
+		if (w->credits == BENCH_CREDITS_RING) {
 			/* The work and service time of the prebuilt
 			 * response: one credit per request answered. */
 			for (unsigned int j = 0; j < n; j++)
 				tlb_host_complete(w->hc[i], BENCH_RESP_WORK_NS,
 						  BENCH_RESP_SERVICE_NS);
 			tlb_host_flush(w->hc[i]);
+		} else if (w->credits == BENCH_CREDITS_PACKET && r->fwd == 0) {
+			for (unsigned int j = 0; j < n; j++)
+				tlb_host_complete(w->hc[i], BENCH_RESP_WORK_NS,
+						  BENCH_RESP_SERVICE_NS);
+			tlb_host_flush(w->hc[i]);
+			host_feedback(r, d, i);
 		}
 	}
 	if (r->mode != BENCH_REQRESP)
@@ -550,9 +624,10 @@ bench_host_step(struct bench_run *r, unsigned int d)
 
 /* ---- after a run ---- */
 
-/* Ring credits: every request the host step answered was posted as a
- * credit (none held back), and what the dispatcher did not drain yet is
- * still in the ring: drained + left = answered, exactly. */
+/* Ring and packet credits: every request the host step answered was
+ * posted as a credit (none held back; packet: the host's last frame fed
+ * here), and what the dispatcher did not drain yet is still in the
+ * transport: drained + left = answered, exactly. */
 static int
 check_ring_credits(struct bench_run *r, unsigned int d, const uint64_t *c)
 {
@@ -566,6 +641,22 @@ check_ring_credits(struct bench_run *r, unsigned int d, const uint64_t *c)
 		struct tlb_host_core_stats hs;
 		unsigned int k;
 
+		/* Packet credits: one last frame with the host's totals, fed
+		 * as the dispatcher would (it has stopped); the frames still
+		 * in the core's ring never get out (the next load frees
+		 * them), and the totals of the last may be in none else. */
+		if (w->credits == BENCH_CREDITS_PACKET) {
+			uint8_t fb[TLB_HOST_FEEDBACK_LEN];
+			size_t n;
+
+			tlb_host_flush(w->hc[core]);
+			tlb_host_feedback_unsent(w->hc[core]);
+			n = tlb_host_feedback(w->hc[core], fb, sizeof(fb));
+			if (n != 0 && tlb_transport_feed(w->xport, core, fb,
+							 n) != TLB_FEED_OK)
+				bench_fail(r, "core %u: last frame refused",
+					   core);
+		}
 		tlb_host_core_stats(w->hc[core], &hs);
 		if (hs.pending != 0 || hs.ring_full != 0)
 			bench_fail(r,
@@ -698,7 +789,7 @@ check_dp(struct bench_run *r, unsigned int d)
 			   "jlq: outstanding work uneven (%" PRIu64 "..%" PRIu64
 			   " ns)",
 			   wlo, whi);
-	if (w->ring_credits)
+	if (w->credits != BENCH_CREDITS_INBAND)
 		return check_ring_credits(r, d, c);
 	if (r->mode == BENCH_REQRESP &&
 	    (c[TLB_DP_completions_extra] != 0 ||
@@ -727,6 +818,11 @@ bench_check(struct bench_run *r, unsigned int fifo_depth)
 		expect_mbufs += w->preload;
 		if (r->mode == BENCH_REQRESP)
 			expect_mbufs += 2 * w->preload;
+		/* Feedback frames the dispatcher has not taken yet. */
+		if (r->fwd == 0)
+			expect_mbufs +=
+				r->fb_sent[d] -
+				w->dp[d].stats.c[TLB_DP_feedback_frames];
 		in_rings += rte_ring_count(w->up_rx[d]) +
 			    rte_ring_count(w->up_tx[d]) +
 			    rte_ring_count(w->stash[d]);

@@ -80,7 +80,9 @@ struct tlb_host_core {
 	uint64_t pend_work;
 	uint64_t pend_svc;
 	/* packet transport: what the next feedback frame says */
-	bool fb_due; /* a frame is to be sent */
+	bool fb_due;     /* a frame is to be sent */
+	uint64_t due_ns; /* with completions held and a hold: when the
+			  * oldest of them makes a frame due */
 	/* the state the last frame said: a change makes a frame due, one
 	 * undone before the next frame (a short idle sleep) none */
 	enum tlb_core_run_state fb_state;
@@ -106,7 +108,10 @@ struct tlb_host {
 	uint64_t next_check_ns; /* atomic: next look at the name */
 	uint64_t check_ns;
 	uint32_t batch;
-	bool packet; /* feedback frames, no credit ring */
+	bool packet;      /* feedback frames, no credit ring */
+	uint64_t hold_ns; /* packet transport: feedback_hold_us */
+	uint64_t (*clock_ns)(void *arg);
+	void *clock_arg;
 	char name[TLB_CR_NAME_MAX];
 	struct tlb_host_core *cores[TLB_CR_MAX_CORES];
 };
@@ -167,6 +172,20 @@ mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t
+mono_clock(void *arg)
+{
+	(void)arg;
+	return mono_ns();
+}
+
+/* The clock of the packet transport's hold and heartbeat. */
+static inline uint64_t
+host_now(const struct tlb_host *h)
+{
+	return h->clock_ns(h->clock_arg);
 }
 
 /* Single writer (the core thread): plain read, relaxed store, so readers
@@ -400,6 +419,7 @@ tlb_host_opts_init(struct tlb_host_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->batch = TLB_HOST_BATCH_DEFAULT;
 	o->stale_check_ms = TLB_HOST_CHECK_MS_DEFAULT;
+	o->feedback_hold_us = TLB_HOST_FEEDBACK_HOLD_US_DEFAULT;
 }
 
 struct tlb_host *
@@ -454,6 +474,7 @@ tlb_host_open_opts(const char *ring_name, const struct tlb_host_opts *opts,
 	memcpy(h->name, ring_name, n + 1);
 	h->batch = o.batch;
 	h->check_ns = (uint64_t)o.stale_check_ms * 1000000u;
+	h->clock_ns = mono_clock;
 	h->cur = att_open(h->name, err, errlen);
 	if (h->cur == NULL) {
 		free(h);
@@ -486,11 +507,21 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 
 	pthread_once(&host_atfork_once, host_atfork);
 	tlb_host_opts_init(&o);
-	if (opts != NULL && opts->batch != 0)
-		o.batch = opts->batch;
+	if (opts != NULL) {
+		if (opts->batch != 0)
+			o.batch = opts->batch;
+		o.feedback_hold_us = opts->feedback_hold_us;
+		o.clock_ns = opts->clock_ns;
+		o.clock_arg = opts->clock_arg;
+	}
 	if (o.batch > TLB_HOST_BATCH_MAX) {
 		host_err(err, errlen, "feedback: batch %u out of range 1..%u",
 			 o.batch, TLB_HOST_BATCH_MAX);
+		return NULL;
+	}
+	if (o.feedback_hold_us > TLB_HOST_FEEDBACK_HOLD_US_MAX) {
+		host_err(err, errlen, "feedback: hold %u us out of range 0..%u",
+			 o.feedback_hold_us, TLB_HOST_FEEDBACK_HOLD_US_MAX);
 		return NULL;
 	}
 	if (n_cores == 0 || n_cores > TLB_CR_MAX_CORES) {
@@ -506,6 +537,9 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 	memset(h, 0, sizeof(*h));
 	h->packet = true;
 	h->batch = o.batch;
+	h->hold_ns = (uint64_t)o.feedback_hold_us * 1000u;
+	h->clock_ns = o.clock_ns != NULL ? o.clock_ns : mono_clock;
+	h->clock_arg = o.clock_arg;
 	h->cur = calloc(1, sizeof(*h->cur));
 	if (h->cur == NULL || pthread_mutex_init(&h->lock, NULL) != 0) {
 		host_err(err, errlen, "feedback: out of memory");
@@ -662,6 +696,9 @@ tlb_host_complete(struct tlb_host_core *c, uint32_t work_ns,
 	/* Before counting: a completion after the switch is the new
 	 * daemon's and must not be discarded with the old ones. */
 	core_sync(c);
+	/* The first completion held starts the hold. */
+	if (c->st.pending == 0 && c->host->hold_ns != 0)
+		c->due_ns = host_now(c->host) + c->host->hold_ns;
 	c->pend_work += work_ns;
 	c->pend_svc += service_ns;
 	stat_set(&c->st.pending, c->st.pending + 1);
@@ -677,6 +714,9 @@ tlb_host_flush(struct tlb_host_core *c)
 		return -EINVAL;
 	core_sync(c);
 	if (c->st.pending == 0)
+		return 0;
+	/* Packet transport with a hold: the hold says when. */
+	if (c->host->packet && c->host->hold_ns != 0)
 		return 0;
 	core_post(c);
 	if (c->host->packet)
@@ -720,7 +760,8 @@ tlb_host_beat(struct tlb_host_core *c)
 		return;
 	if (c->host->packet) {
 		c->beats++;
-		if (!c->fb_due && mono_ns() - c->fb_ns >= HOST_FB_IDLE_NS)
+		if (!c->fb_due &&
+		    host_now(c->host) - c->fb_ns >= HOST_FB_IDLE_NS)
 			c->fb_due = true;
 		if (c->att->cr == NULL)
 			return;
@@ -750,6 +791,18 @@ tlb_host_feedback_unsent(struct tlb_host_core *c)
 		c->fb_due = true;
 }
 
+/* Whether the core's frame is due now (see "Packet transport" in
+ * host.h). The clock is read only while completions are held under a
+ * hold and nothing else made the frame due. */
+static inline bool
+feedback_due(struct tlb_host_core *c)
+{
+	if (c->fb_due || c->state != c->fb_state)
+		return true;
+	return c->st.pending != 0 && c->host->hold_ns != 0 &&
+	       (int64_t)(host_now(c->host) - c->due_ns) >= 0;
+}
+
 size_t
 tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 {
@@ -757,8 +810,7 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	uint64_t n;
 
 	if (unlikely(c == NULL) || !c->host->packet || !core_sync(c) ||
-	    (likely(!c->fb_due) && c->state == c->fb_state) ||
-	    len < TLB_HOST_FEEDBACK_LEN)
+	    len < TLB_HOST_FEEDBACK_LEN || likely(!feedback_due(c)))
 		return 0;
 	n = c->st.pending;
 	c->tot_completions += n;
@@ -780,7 +832,7 @@ tlb_host_feedback(struct tlb_host_core *c, void *buf, size_t len)
 	m.service_ns = c->tot_svc;
 	c->fb_due = false;
 	c->fb_state = c->state;
-	c->fb_ns = mono_ns();
+	c->fb_ns = host_now(c->host);
 	return tlb_fb_build(buf, len, NULL, &m);
 }
 

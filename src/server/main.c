@@ -102,6 +102,7 @@ credit_setup(void)
 
 	tlb_host_opts_init(&o);
 	o.batch = conf.batch;
+	o.feedback_hold_us = conf.feedback_hold_us;
 	if (conf.feedback_packet) {
 		host = tlb_host_open_packet(conf.n_cores, &o, err, sizeof(err));
 		if (host == NULL) {
@@ -118,8 +119,9 @@ credit_setup(void)
 			cores[i].credit = tlb_host_core(host, i);
 		SRV_LOG(INFO,
 			"feedback frames on each core's queue: host epoch "
-			"%" PRIu64 ", batch %u",
-			tlb_host_epoch(host), conf.batch);
+			"%" PRIu64 ", batch %u, hold %u us",
+			tlb_host_epoch(host), conf.batch,
+			conf.feedback_hold_us);
 		return 0;
 	}
 	/* Like the port: wait for turbolbd, so start order does not matter

@@ -133,6 +133,15 @@ static const struct cli_opt opts[] = {
 	 .help = "packet: report completions as feedback frames on\n"
 		 "each core's queue (turbolbd's host.transport:\n"
 		 "packet) instead of a credit ring"},
+	{.name = "feedback-hold-us",
+	 .kind = CLI_UINT,
+	 CLI_DEST(conf.feedback_hold_us),
+	 .hi = TLB_HOST_FEEDBACK_HOLD_US_MAX,
+	 .def = "50",
+	 .arg = "U",
+	 .help = "--feedback packet: a completion waits at most U us\n"
+		 "for its frame, which carries every completion of\n"
+		 "that time; 0: a frame at each idle poll"},
 	{.name = "agent-ring",
 	 .kind = CLI_STRING,
 	 CLI_DEST(conf.agent_ring),

@@ -123,8 +123,9 @@ struct srv_conf {
 	bool port_per_core;
 	enum srv_mode mode;
 	const char *credit_ring;
-	bool feedback_packet;   /* --feedback packet: frames, no ring */
-	const char *agent_ring; /* --agent-ring: for turbolb-kickd */
+	bool feedback_packet;      /* --feedback packet: frames, no ring */
+	uint32_t feedback_hold_us; /* --feedback-hold-us */
+	const char *agent_ring;    /* --agent-ring: for turbolb-kickd */
 	uint32_t idle_sleep_us;
 	uint32_t batch;
 	const char *stats_file;
@@ -218,9 +219,9 @@ drop:
 }
 
 /* --feedback packet: the core's feedback frame when it has one to send
- * (libturbolb-host decides: a batch of completions, a flush, a state
- * change, one that did not get out, a heartbeat after a quiet 100 ms),
- * else NULL. */
+ * (libturbolb-host decides: a batch of completions, the oldest held one
+ * --feedback-hold-us old, a state change, one that did not get out, a
+ * heartbeat after a quiet 100 ms), else NULL. */
 static inline struct rte_mbuf *
 feedback_frame(struct srv_core *c)
 {

@@ -123,11 +123,12 @@ write_stats(void)
 	fprintf(f, "], \"credit_ring\": ");
 	json_string(f, conf.credit_ring);
 	fprintf(f,
-		", \"batch\": %u, \"idle_sleep_us\": %u, \"reattaches\": "
-		"%" PRIu64 ", \"reattach_failures\": %" PRIu64
+		", \"batch\": %u, \"feedback_hold_us\": %u, \"idle_sleep_us\": "
+		"%u, \"reattaches\": %" PRIu64
+		", \"reattach_failures\": %" PRIu64
 		", \"port_restarts\": %" PRIu64 "},\n",
-		conf.batch, conf.idle_sleep_us, reattaches, reattach_failures,
-		port_restarts);
+		conf.batch, conf.feedback_hold_us, conf.idle_sleep_us,
+		reattaches, reattach_failures, port_restarts);
 	fprintf(f, "  \"cores\": [\n");
 	for (uint32_t i = 0; i < conf.n_cores; i++) {
 		struct srv_core *c = &cores[i];

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "turbolb/credit_ring.h"
+#include "turbolb/feedback.h"
 #include "turbolb/host.h"
 
 #define SHM_NAME_TAG "host"
@@ -535,6 +536,235 @@ test_reattach_concurrent(void **state)
 		tlb_cr_destroy(nics[i], i == n_nic - 1);
 }
 
+/* The packet transport: when tlb_host_feedback writes a frame, read
+ * against a clock the test moves (no wall time). */
+static uint64_t fake_ns;
+
+static uint64_t
+fake_clock(void *arg)
+{
+	assert_ptr_equal(arg, &fake_ns);
+	return fake_ns;
+}
+
+static struct tlb_host *
+packet_open(uint32_t batch, uint32_t hold_us)
+{
+	char err[ERRLEN] = "";
+	struct tlb_host_opts o;
+	struct tlb_host *h;
+
+	tlb_host_opts_init(&o);
+	o.batch = batch;
+	o.feedback_hold_us = hold_us;
+	o.clock_ns = fake_clock;
+	o.clock_arg = &fake_ns;
+	/* Far from 0, so that nothing depends on the clock's origin. */
+	fake_ns = 1000000000000ull;
+	h = tlb_host_open_packet(2, &o, err, sizeof(err));
+	if (h == NULL)
+		fail_msg("tlb_host_open_packet: %s", err);
+	return h;
+}
+
+/* The frame the core has to send now, parsed into m; false when none. */
+static bool
+fb_take(struct tlb_host_core *c, struct tlb_fb_msg *m)
+{
+	uint8_t buf[TLB_HOST_FEEDBACK_LEN];
+	size_t n = tlb_host_feedback(c, buf, sizeof(buf));
+
+	if (n == 0)
+		return false;
+	assert_int_equal(n, TLB_FB_FRAME_LEN);
+	assert_int_equal(tlb_fb_parse(buf, n, m), TLB_FB_OK);
+	return true;
+}
+
+/* The first call of a core always reports (its base and state). */
+static struct tlb_host_core *
+packet_core(struct tlb_host *h, uint32_t core)
+{
+	struct tlb_host_core *c = tlb_host_core(h, core);
+	struct tlb_fb_msg m;
+
+	assert_non_null(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.core, core);
+	assert_int_equal(m.state, TLB_RUN_RUNNING);
+	assert_int_equal(m.completions, 0);
+	assert_false(fb_take(c, &m));
+	return c;
+}
+
+static void
+test_feedback_batch(void **state)
+{
+	struct tlb_host *h = packet_open(4, 1000);
+	struct tlb_host_core *c = packet_core(h, 1);
+	struct tlb_fb_msg m;
+
+	(void)state;
+	for (int round = 1; round <= 2; round++) {
+		for (int i = 0; i < 3; i++) {
+			tlb_host_complete(c, 10, 3);
+			assert_false(fb_take(c, &m));
+		}
+		/* The fourth fills the batch, long before the hold. */
+		tlb_host_complete(c, 10, 3);
+		assert_true(fb_take(c, &m));
+		assert_int_equal(m.completions, 4 * round);
+		assert_int_equal(m.work_ns, 40 * round);
+		assert_int_equal(m.service_ns, 12 * round);
+		assert_false(fb_take(c, &m));
+	}
+	tlb_host_close(h);
+}
+
+static void
+test_feedback_hold(void **state)
+{
+	struct tlb_host *h = packet_open(16, 50);
+	struct tlb_host_core *c = packet_core(h, 0);
+	struct tlb_host_core_stats st;
+	struct tlb_fb_msg m;
+
+	(void)state;
+	/* Idle polls flush: with a hold that sends nothing sooner. */
+	tlb_host_complete(c, 7, 1);
+	assert_int_equal(tlb_host_flush(c), 0);
+	assert_false(fb_take(c, &m));
+	fake_ns += 30000;
+	/* A later completion goes with the first; the hold runs from the
+	 * oldest one held. */
+	tlb_host_complete(c, 7, 1);
+	assert_int_equal(tlb_host_flush(c), 0);
+	fake_ns += 19999;
+	assert_false(fb_take(c, &m));
+	fake_ns += 1;
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 2);
+	assert_int_equal(m.work_ns, 14);
+	assert_false(fb_take(c, &m));
+	/* Nothing held: time alone makes no frame. */
+	fake_ns += 90000000;
+	assert_false(fb_take(c, &m));
+	/* The next completion starts a new hold. */
+	tlb_host_complete(c, 7, 1);
+	fake_ns += 49999;
+	assert_false(fb_take(c, &m));
+	fake_ns += 1;
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 3);
+	tlb_host_core_stats(c, &st);
+	assert_int_equal(st.posted, 3);
+	assert_int_equal(st.records, 2);
+	assert_int_equal(st.pending, 0);
+	tlb_host_close(h);
+}
+
+/* A hold of 0: a frame at each flush that finds completions held, as a
+ * credit record would be posted, and none without one. */
+static void
+test_feedback_no_hold(void **state)
+{
+	struct tlb_host *h = packet_open(16, 0);
+	struct tlb_host_core *c = packet_core(h, 0);
+	struct tlb_fb_msg m;
+
+	(void)state;
+	tlb_host_complete(c, 5, 1);
+	fake_ns += 1000000;
+	assert_false(fb_take(c, &m));
+	assert_int_equal(tlb_host_flush(c), 0);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 1);
+	assert_int_equal(tlb_host_flush(c), 0);
+	assert_false(fb_take(c, &m));
+	tlb_host_close(h);
+}
+
+static void
+test_feedback_state(void **state)
+{
+	struct tlb_host *h = packet_open(16, 50);
+	struct tlb_host_core *c = packet_core(h, 0);
+	struct tlb_fb_msg m;
+
+	(void)state;
+	/* A park undone before the next call (an idle sleep) says nothing. */
+	tlb_host_set_running(c, false);
+	tlb_host_set_running(c, true);
+	assert_false(fb_take(c, &m));
+	/* One that lasts goes at once, with what is held, hold or not. */
+	tlb_host_complete(c, 5, 1);
+	tlb_host_set_running(c, false);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.state, TLB_RUN_PARKED);
+	assert_int_equal(m.completions, 1);
+	assert_false(fb_take(c, &m));
+	tlb_host_set_running(c, true);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.state, TLB_RUN_RUNNING);
+	tlb_host_set_offline(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.state, TLB_RUN_OFFLINE);
+	/* Offline is for good. */
+	tlb_host_set_running(c, true);
+	assert_false(fb_take(c, &m));
+	tlb_host_close(h);
+}
+
+static void
+test_feedback_heartbeat_unsent(void **state)
+{
+	struct tlb_host *h = packet_open(16, 50);
+	struct tlb_host_core *c = packet_core(h, 0);
+	struct tlb_fb_msg m;
+
+	(void)state;
+	/* Beats alone send nothing until 100 ms after the last frame. */
+	for (int i = 0; i < 9; i++) {
+		fake_ns += 11000000;
+		tlb_host_beat(c);
+		assert_false(fb_take(c, &m));
+	}
+	fake_ns += 999999; /* 99.999999 ms since the frame */
+	tlb_host_beat(c);
+	assert_false(fb_take(c, &m));
+	fake_ns += 1;
+	tlb_host_beat(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.heartbeat, 11);
+	assert_int_equal(m.completions, 0);
+	/* A frame that did not get out is written again, with the same
+	 * totals or newer. */
+	tlb_host_complete(c, 5, 1);
+	fake_ns += 50000;
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 1);
+	assert_false(fb_take(c, &m));
+	tlb_host_feedback_unsent(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 1);
+	assert_false(fb_take(c, &m));
+	tlb_host_close(h);
+}
+
+static void
+test_feedback_hold_range(void **state)
+{
+	char err[ERRLEN] = "";
+	struct tlb_host_opts o;
+
+	(void)state;
+	tlb_host_opts_init(&o);
+	assert_int_equal(o.feedback_hold_us, TLB_HOST_FEEDBACK_HOLD_US_DEFAULT);
+	o.feedback_hold_us = TLB_HOST_FEEDBACK_HOLD_US_MAX + 1;
+	assert_null(tlb_host_open_packet(1, &o, err, sizeof(err)));
+	assert_non_null(strstr(err, "hold"));
+}
+
 int
 main(void)
 {
@@ -559,6 +789,12 @@ main(void)
 						setup_name, unlink_name),
 		cmocka_unit_test_setup_teardown(test_reattach_concurrent,
 						setup_name, unlink_name),
+		cmocka_unit_test(test_feedback_batch),
+		cmocka_unit_test(test_feedback_hold),
+		cmocka_unit_test(test_feedback_no_hold),
+		cmocka_unit_test(test_feedback_state),
+		cmocka_unit_test(test_feedback_heartbeat_unsent),
+		cmocka_unit_test(test_feedback_hold_range),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
