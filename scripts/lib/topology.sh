@@ -159,8 +159,17 @@ YAML
 	} > "$TOPO_RUN/turbolbd.yaml"
 }
 
+# An empty answer is tried again, up to 10 times: DPDK 22.11 closes a
+# telemetry connection at once past 10 clients, and the handler threads of
+# earlier clients (a polling loop's) can still count on a loaded machine.
 topo_telemetry() {
-	echo "$1" | timeout 20 dpdk-telemetry.py -f "$TOPO_DPREFIX" 2>/dev/null | tail -n 1
+	local out="" try
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		out=$(echo "$1" | timeout 20 dpdk-telemetry.py -f "$TOPO_DPREFIX" 2>/dev/null | tail -n 1)
+		[ -z "$out" ] || break
+		sleep 0.2
+	done
+	printf '%s\n' "$out"
 }
 
 # Polls a condition until it holds, for at most $2 seconds (default 60): a
