@@ -127,8 +127,8 @@ emu_poll_core(struct srv_core *c, uint64_t now)
 	uint16_t nb = 0;
 
 	if (room != 0) {
-		nb = rte_eth_rx_burst(c->port->id, c->queue, rx,
-				      (uint16_t)RTE_MIN(room, (uint32_t)BURST));
+		nb = core_rx_burst(c, rx,
+				   (uint16_t)RTE_MIN(room, (uint32_t)BURST));
 		c->st.rx += nb;
 		for (uint16_t i = 0; i < nb; i++)
 			emu_admit_frame(c, rx[i], now);

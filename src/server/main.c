@@ -21,9 +21,12 @@
  *
  * Files: server.h (the shared state), options.c, ports.c, spin.c (spin and
  * kv workers), kv.c, emulate.c and emu.c (--mode emulate), stats.c (the
- * JSON stats); this file attaches the credit ring, launches the workers
- * and watches the ring and the ports until a signal.
+ * JSON stats), unmap_guard.c (keeps a memif peer's departure from
+ * unmapping rings under a polling core); this file attaches the credit
+ * ring, launches the workers and watches the ring and the ports until a
+ * signal.
  */
+#include <assert.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +41,10 @@
 #include "server.h"
 
 RTE_LOG_REGISTER(srv_logtype, turbolb.server, INFO);
+
+/* A worker lcore per core at most, each with an unmap guard slot. */
+static_assert(SRV_BURST_SLOTS >= TLB_CR_MAX_CORES,
+	      "an unmap guard slot for each core");
 
 volatile bool force_quit;
 struct srv_core *cores;
@@ -267,11 +274,13 @@ main(int argc, char **argv)
 			break;
 		cores[i].idx = i;
 		cores[i].lcore = lcore;
+		cores[i].burst = &srv_burst_slots[i];
 		i++;
 	}
 	for (i = need_workers; i < conf.n_cores; i++) {
 		cores[i].idx = i;
 		cores[i].lcore = cores[0].lcore;
+		cores[i].burst = cores[0].burst;
 	}
 	for (i = 0; conf.mode == MODE_EMULATE && i < conf.n_cores; i++) {
 		if (emu_core_init(&cores[i].emu, conf.emu_depth) < 0) {
@@ -324,6 +333,11 @@ main(int argc, char **argv)
 		watch_loop();
 	rte_eal_mp_wait_lcore();
 	emu_release();
+	if (srv_unmap_waits != 0)
+		SRV_LOG(INFO,
+			"unmap guard: %" PRIu64 " bursts held back an unmap "
+			"(a memif peer left while a core was inside a burst)",
+			srv_unmap_waits);
 	SRV_LOG(INFO, "stopped");
 	rc = write_stats() == 0 ? 0 : 1;
 

@@ -28,6 +28,7 @@
 #include "turbolb/proto.h"
 
 #include "emu.h"
+#include "unmap_guard.h"
 
 extern int srv_logtype;
 
@@ -109,6 +110,9 @@ struct srv_core {
 	unsigned int lcore;
 	struct srv_port *port;
 	uint16_t queue;
+	/* Its worker lcore's unmap guard slot (shared by the emulated cores,
+	 * which all run on one lcore). */
+	struct srv_burst_slot *burst;
 	struct tlb_host_core *credit; /* NULL without a credit ring */
 	bool paused;                  /* worker: wo, main lcore: ro */
 	struct emu_core emu;          /* --mode emulate: the core's FIFO */
@@ -218,6 +222,31 @@ drop:
 	return false;
 }
 
+/* A core's bursts on its queue. Every rx/tx burst of a worker goes
+ * through these: the unmap guard (unmap_guard.c) keeps the memif PMD from
+ * unmapping the rings under them when the peer leaves. */
+static inline uint16_t
+core_rx_burst(struct srv_core *c, struct rte_mbuf **rx, uint16_t n)
+{
+	uint16_t nb;
+
+	srv_burst_enter(c->burst);
+	nb = rte_eth_rx_burst(c->port->id, c->queue, rx, n);
+	srv_burst_exit(c->burst);
+	return nb;
+}
+
+static inline uint16_t
+core_tx_burst(struct srv_core *c, struct rte_mbuf **tx, uint16_t n)
+{
+	uint16_t sent;
+
+	srv_burst_enter(c->burst);
+	sent = rte_eth_tx_burst(c->port->id, c->queue, tx, n);
+	srv_burst_exit(c->burst);
+	return sent;
+}
+
 /* --feedback packet: the core's feedback frame when it has one to send
  * (libturbolb-host decides: a batch of completions, the oldest held one
  * --feedback-hold-us old, a state change, one that did not get out, a
@@ -249,8 +278,7 @@ feedback_frame(struct srv_core *c)
 static inline void
 send_frames(struct srv_core *c, struct rte_mbuf **tx, uint16_t n, bool fb)
 {
-	const uint16_t pid = c->port->id;
-	uint16_t sent = rte_eth_tx_burst(pid, c->queue, tx, n);
+	uint16_t sent = core_tx_burst(c, tx, n);
 	uint64_t deadline;
 
 	/* A full TX ring is mostly a peer that was briefly descheduled
@@ -259,8 +287,8 @@ send_frames(struct srv_core *c, struct rte_mbuf **tx, uint16_t n, bool fb)
 	if (unlikely(sent < n)) {
 		deadline = rte_rdtsc() + tsc_hz / TX_WAIT_PER_SEC;
 		while (sent < n && rte_rdtsc() < deadline && !force_quit)
-			sent += rte_eth_tx_burst(pid, c->queue, tx + sent,
-						 (uint16_t)(n - sent));
+			sent += core_tx_burst(c, tx + sent,
+					      (uint16_t)(n - sent));
 	}
 	if (unlikely(sent < n))
 		rte_pktmbuf_free_bulk(tx + sent, (unsigned int)(n - sent));

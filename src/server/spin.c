@@ -104,12 +104,10 @@ core_loop(void *arg)
 	struct rte_mbuf *rx[BURST];
 	struct rte_mbuf *tx[BURST + 1]; /* and a feedback frame */
 	const uint64_t beat_cycles = tsc_hz / BEAT_PER_SEC;
-	const uint16_t pid = c->port->id;
-	const uint16_t q = c->queue;
 	uint64_t last_beat = 0;
 
 	SRV_LOG(INFO, "core %u on lcore %u polls port %s queue %u", c->idx,
-		c->lcore, c->port->name, q);
+		c->lcore, c->port->name, c->queue);
 	tlb_host_set_running(c->credit, true);
 	while (likely(!force_quit)) {
 		if (unlikely(__atomic_load_n(&c->port->pause_req,
@@ -117,7 +115,7 @@ core_loop(void *arg)
 			core_pause(c);
 			continue;
 		}
-		uint16_t nb = rte_eth_rx_burst(pid, q, rx, BURST);
+		uint16_t nb = core_rx_burst(c, rx, BURST);
 		uint16_t n_tx = 0;
 		uint64_t now = rte_rdtsc();
 

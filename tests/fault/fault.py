@@ -8,7 +8,10 @@ invariant, and the arithmetic of the tests' own checks.
     fault.py wait --until COND [--always COND]...
                                      polls /turbolb/stats and /turbolb/cores
     fault.py sample OUT              samples both until SIGTERM
-    fault.py stop-thread TID READY   stops one thread (ptrace) until SIGTERM
+    fault.py stop-thread TID READY [--in-object NAME]
+                                     stops one thread (ptrace) until SIGTERM,
+                                     with --in-object at an instruction of
+                                     that shared object (x86_64)
     fault.py account --stats S --cores C [--server F]... LG_JSON...
                                      the accounting invariant
     fault.py overload-samples SAMPLES.jsonl
@@ -172,6 +175,16 @@ def cmd_sample(a):
             time.sleep(a.every)
         f.write(json.dumps({'fails': fails}) + '\n')
 
+def object_at(pid, pc):
+    """The path of the file mapped at address pc in process pid, or ''."""
+    with open('/proc/%d/maps' % pid) as f:
+        for line in f:
+            fields = line.split()
+            lo, hi = (int(x, 16) for x in fields[0].split('-'))
+            if lo <= pc < hi:
+                return fields[5] if len(fields) > 5 else ''
+    return ''
+
 def cmd_stop_thread(a):
     libc = ctypes.CDLL(None, use_errno=True)
     libc.ptrace.restype = ctypes.c_long
@@ -188,10 +201,31 @@ def cmd_stop_thread(a):
               file=sys.stderr)
         return 1
     os.waitpid(a.tid, WALL)
+    where = 'stopped'
+    if a.in_object:
+        # Stop and resume until the thread stops at one of the object's
+        # instructions (a bounded number of tries). PTRACE_GETREGS fills
+        # x86_64's struct user_regs_struct: 27 words, rip the 17th.
+        PTRACE_GETREGS, PTRACE_CONT = 12, 7
+        regs = (ctypes.c_ulong * 27)()
+        where = 'not in %s after %d tries' % (a.in_object, a.tries)
+        for _ in range(a.tries):
+            if libc.ptrace(PTRACE_GETREGS, a.tid, None,
+                           ctypes.byref(regs)) != 0:
+                print('PTRACE_GETREGS: %s' %
+                      os.strerror(ctypes.get_errno()), file=sys.stderr)
+                return 1
+            if a.in_object in object_at(a.tid, regs[16]):
+                where = 'in %s' % a.in_object
+                break
+            libc.ptrace(PTRACE_CONT, a.tid, None, None)
+            libc.ptrace(PTRACE_INTERRUPT, a.tid, None, None)
+            os.waitpid(a.tid, WALL)
     done = []
     signal.signal(signal.SIGTERM, lambda *_: done.append(1))
     signal.signal(signal.SIGINT, lambda *_: done.append(1))
-    open(a.ready, 'w').close()
+    with open(a.ready, 'w') as f:
+        f.write(where + '\n')
     while not done:
         # A signal for the process may be reported while it is stopped;
         # keep it stopped and remember nothing (the tests send none).
@@ -475,6 +509,8 @@ def main():
     st = sub.add_parser('stop-thread')
     st.add_argument('tid', type=int)
     st.add_argument('ready')
+    st.add_argument('--in-object', default='')
+    st.add_argument('--tries', type=int, default=5000)
     st.set_defaults(fn=cmd_stop_thread)
     ac = sub.add_parser('account')
     ac.add_argument('--stats', required=True)

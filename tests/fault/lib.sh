@@ -30,7 +30,9 @@
 #   ftel CMD                   one telemetry answer, the value only (JSON)
 #   fwait [opts]               bounded poll on /turbolb/stats + /turbolb/cores
 #                              (see fault.py wait --help)
-#   fault_thread_stop PID N    stops the thread of server core N only
+#   fault_thread_stop PID N [OBJ]
+#                              stops the thread of server core N only (with
+#                              OBJ: at an instruction of that shared object)
 #   fault_thread_cont          resumes it
 #   fault_account ...          the accounting invariant (see fault.py)
 #   check WHAT CMD..., eq A B, finish
@@ -172,7 +174,9 @@ fault_thread_tid() {
 }
 
 fault_thread_stop() {
-	local pid=$1 core=$2 tid
+	local pid=$1 core=$2 obj=${3:-} tid
+	local -a opt=()
+	[ -z "$obj" ] || opt=(--in-object "$obj")
 	tid=$(fault_thread_tid "$pid" "$((core + 1))") || {
 		echo "    no thread for lcore $((core + 1)) in $pid:" >&2
 		cat /proc/"$pid"/task/*/comm >&2
@@ -180,14 +184,14 @@ fault_thread_stop() {
 	}
 	rm -f "$TOPO_RUN/stopper.ready"
 	python3 "$FAULT_PY" stop-thread "$tid" "$TOPO_RUN/stopper.ready" \
-		2> "$TOPO_RUN/stopper.log" &
+		"${opt[@]}" 2> "$TOPO_RUN/stopper.log" &
 	FAULT_STOPPER_PID=$!
 	topo_wait "[ -e '$TOPO_RUN/stopper.ready' ] || ! kill -0 $FAULT_STOPPER_PID 2>/dev/null" 300
 	if [ ! -e "$TOPO_RUN/stopper.ready" ]; then
 		cat "$TOPO_RUN/stopper.log" >&2
 		return 1
 	fi
-	note "stopped thread $tid ($(cat /proc/"$pid"/task/"$tid"/comm), state $(awk '{print $3}' /proc/"$pid"/task/"$tid"/stat))"
+	note "stopped thread $tid ($(cat /proc/"$pid"/task/"$tid"/comm), state $(awk '{print $3}' /proc/"$pid"/task/"$tid"/stat), $(cat "$TOPO_RUN/stopper.ready"))"
 }
 
 fault_thread_cont() {
