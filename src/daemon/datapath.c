@@ -667,10 +667,13 @@ static __rte_always_inline unsigned int
 drain_loop(struct tlb_dp *dp, struct steer_mode mode)
 {
 	struct tlb_fifo *f = &dp->fifo;
-	unsigned int n = 0;
+	/* Nothing joins the FIFO while it drains: the tail stays, and the
+	 * head is stored once. */
+	const uint32_t start = f->head, tail = f->tail, mask = f->capacity - 1;
+	uint32_t head = start;
 
-	while (!fifo_empty(f)) {
-		struct tlb_fifo_slot *s = fifo_peek(f);
+	for (; head != tail; head++) {
+		struct tlb_fifo_slot *s = &f->slot[head & mask];
 		struct rte_mbuf *m = s->m;
 		struct tlb_req_fast rq;
 		struct tlb_parsed p;
@@ -690,10 +693,9 @@ drain_loop(struct tlb_dp *dp, struct steer_mode mode)
 		}
 		if (r == STEER_HOLD)
 			break;
-		f->head++;
-		n++;
 	}
-	return n;
+	f->head = head;
+	return head - start;
 }
 
 /* Not inlined into the poll loop, which calls it only while requests are
