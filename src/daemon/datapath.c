@@ -230,19 +230,26 @@ fifo_empty(const struct tlb_fifo *f)
 	return f->head == f->tail;
 }
 
+/* rq: what the fast parser read of m, NULL if it was parsed in full. */
 static inline bool
-fifo_push(struct tlb_fifo *f, struct rte_mbuf *m)
+fifo_push(struct tlb_fifo *f, struct rte_mbuf *m, const struct tlb_req_fast *rq)
 {
+	struct tlb_fifo_slot *s;
+
 	if (f->tail - f->head >= f->limit)
 		return false;
-	f->slot[f->tail++ & (f->capacity - 1)] = m;
+	s = &f->slot[f->tail++ & (f->capacity - 1)];
+	s->m = m;
+	s->fast = rq != NULL;
+	if (rq != NULL)
+		s->rq = *rq;
 	return true;
 }
 
-static inline struct rte_mbuf *
+static inline struct tlb_fifo_slot *
 fifo_peek(const struct tlb_fifo *f)
 {
-	return f->slot[f->head & (f->capacity - 1)];
+	return &f->slot[f->head & (f->capacity - 1)];
 }
 
 /* ---- the scheduler kick ---- */
@@ -536,6 +543,21 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
 	return core;
 }
 
+/* A request in the fast layout, read by tlb_parse_request_fast() into rq,
+ * to the policy's choice: steer_new() with the work stamped at the fast
+ * layout's offsets. */
+static __rte_always_inline int
+steer_parsed(struct tlb_dp *dp, struct rte_mbuf *m,
+	     const struct tlb_req_fast *rq, struct steer_mode mode)
+{
+	struct tlb_request_info req = {
+		.svc_hint_ns = rq->svc_hint_ns,
+		.svc_class = rq->svc_class,
+	};
+
+	return steer_new(dp, m, &req, NULL, mode);
+}
+
 /* Nearly every request: a single packet in the plain layout, checked at
  * fixed offsets with no struct tlb_parsed filled in
  * (include/turbolb/proto_fast.h). False: not such a frame, or a policy
@@ -544,36 +566,30 @@ steer(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_parsed *p,
  * against data_len), and what further segments hold is sent on as it is,
  * like the trailing bytes the full parser accepts after linearizing.
  * fifo_waits: older requests wait in the FIFO, so this one waits too.
- * True with *r the core or a STEER_ code. */
+ * True with *rq what the parser read and *r the core or a STEER_ code. */
 static __rte_always_inline bool
 steer_fast(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
-	   bool fifo_waits, int *r)
+	   bool fifo_waits, struct tlb_req_fast *rq, int *r)
 {
-	struct tlb_req_fast rq;
-
 	if (unlikely(mode.flow_key) ||
 	    !tlb_parse_request_fast(rte_pktmbuf_mtod(m, const void *),
 				    rte_pktmbuf_data_len(m), &dp->parse_opts,
-				    &rq))
+				    rq))
 		return false;
 	if (unlikely(fifo_waits)) {
 		*r = STEER_HOLD;
 		return true;
 	}
-
-	struct tlb_request_info req = {
-		.svc_hint_ns = rq.svc_hint_ns,
-		.svc_class = rq.svc_class,
-	};
-
-	*r = steer_new(dp, m, &req, NULL, mode);
+	*r = steer_parsed(dp, m, rq, mode);
 	return true;
 }
 
-static void
-hold(struct tlb_dp *dp, struct rte_mbuf *m)
+/* m to the FIFO, with what the fast parser read of it (rq), or NULL
+ * when it was parsed in full. */
+static inline void
+hold(struct tlb_dp *dp, struct rte_mbuf *m, const struct tlb_req_fast *rq)
 {
-	if (fifo_push(&dp->fifo, m)) {
+	if (likely(fifo_push(&dp->fifo, m, rq))) {
 		count(dp, TLB_DP_held, 1);
 	} else {
 		count(dp, TLB_DP_drop_fifo_full, 1);
@@ -609,12 +625,13 @@ static __rte_always_inline void
 from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
 	    bool *fifo_waits)
 {
+	struct tlb_req_fast rq;
 	struct tlb_parsed p;
 	int r;
 
-	if (steer_fast(dp, m, mode, *fifo_waits, &r)) {
+	if (steer_fast(dp, m, mode, *fifo_waits, &rq, &r)) {
 		if (r == STEER_HOLD) {
-			hold(dp, m);
+			hold(dp, m, &rq);
 			*fifo_waits = !fifo_empty(&dp->fifo);
 		}
 		return;
@@ -624,7 +641,7 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
 	switch (p.cls) {
 	case TLB_FRAME_REQUEST:
 		if (steer(dp, m, &p, mode) == STEER_HOLD) {
-			hold(dp, m);
+			hold(dp, m, NULL);
 			*fifo_waits = !fifo_empty(&dp->fifo);
 		}
 		break;
@@ -644,24 +661,31 @@ from_uplink(struct tlb_dp *dp, struct rte_mbuf *m, struct steer_mode mode,
 	}
 }
 
-/* Releases held requests, oldest first, while the policy admits them. */
-static unsigned int
-drain_fifo(struct tlb_dp *dp)
+/* Releases held requests, oldest first, while the policy admits them.
+ * mode is a constant in each of the callers (drain_fifo()). */
+static __rte_always_inline unsigned int
+drain_loop(struct tlb_dp *dp, struct steer_mode mode)
 {
-	const struct steer_mode mode = {.flow_key = dp->flow_key,
-					.own = dp->own_dispatch,
-					.from_fifo = true};
 	struct tlb_fifo *f = &dp->fifo;
-	unsigned int n = 0;
+	/* Nothing joins the FIFO while it drains: the tail stays, and the
+	 * head is stored once. */
+	const uint32_t start = f->head, tail = f->tail, mask = f->capacity - 1;
+	uint32_t head = start;
 
-	while (!fifo_empty(f)) {
-		struct rte_mbuf *m = fifo_peek(f);
+	for (; head != tail; head++) {
+		struct tlb_fifo_slot *s = &f->slot[head & mask];
+		struct rte_mbuf *m = s->m;
+		struct tlb_req_fast rq;
 		struct tlb_parsed p;
 		int r;
 
 		/* It parsed when it came in, the fast way or the general
-		 * one; the frame is unchanged. */
-		if (!steer_fast(dp, m, mode, false, &r)) {
+		 * one; the frame and the parse options are unchanged, so
+		 * what the fast parser read then holds, unless the policy
+		 * now hashes the flow (a switch since). */
+		if (likely(s->fast) && !mode.flow_key)
+			r = steer_parsed(dp, m, &s->rq, mode);
+		else if (!steer_fast(dp, m, mode, false, &rq, &r)) {
 			tlb_parse_frame(rte_pktmbuf_mtod(m, const void *),
 					rte_pktmbuf_data_len(m),
 					&dp->parse_opts, &p);
@@ -669,10 +693,25 @@ drain_fifo(struct tlb_dp *dp)
 		}
 		if (r == STEER_HOLD)
 			break;
-		f->head++;
-		n++;
 	}
-	return n;
+	f->head = head;
+	return head - start;
+}
+
+/* Not inlined into the poll loop, which calls it only while requests are
+ * held. */
+static __rte_noinline unsigned int
+drain_fifo(struct tlb_dp *dp)
+{
+	if (unlikely(dp->flow_key))
+		return drain_loop(dp,
+				  (struct steer_mode){.flow_key = true,
+						      .own = dp->own_dispatch,
+						      .from_fifo = true});
+	if (dp->own_dispatch)
+		return drain_loop(dp, (struct steer_mode){.own = true,
+							  .from_fifo = true});
+	return drain_loop(dp, (struct steer_mode){.from_fifo = true});
 }
 
 /* ---- response path ---- */
@@ -1059,7 +1098,7 @@ tlb_dp_update_done(const struct tlb_dp *dp, uint64_t gen)
 	return __atomic_load_n(&dp->applied_gen, __ATOMIC_ACQUIRE) == gen;
 }
 
-struct rte_mbuf **
+struct tlb_fifo_slot *
 tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap, int socket)
 {
 	uint32_t n = 1;
@@ -1067,7 +1106,7 @@ tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap, int socket)
 	while (n < capacity)
 		n <<= 1;
 	*cap = n;
-	return rte_zmalloc_socket("tlb_fifo", sizeof(struct rte_mbuf *) * n,
+	return rte_zmalloc_socket("tlb_fifo", sizeof(struct tlb_fifo_slot) * n,
 				  RTE_CACHE_LINE_SIZE, socket);
 }
 
@@ -1098,7 +1137,7 @@ apply_update(struct tlb_dp *dp)
 				f->slot[(f->head + i) & (f->capacity - 1)];
 		for (uint32_t i = u->fifo_capacity; i < depth; i++) {
 			rte_pktmbuf_free(
-				f->slot[(f->head + i) & (f->capacity - 1)]);
+				f->slot[(f->head + i) & (f->capacity - 1)].m);
 			count(dp, TLB_DP_drop_fifo_full, 1);
 		}
 		u->old_fifo_slot = f->slot;
@@ -1432,7 +1471,7 @@ tlb_dp_fini(struct tlb_dp *dp)
 
 	if (f->slot != NULL) {
 		while (!fifo_empty(f)) {
-			rte_pktmbuf_free(fifo_peek(f));
+			rte_pktmbuf_free(fifo_peek(f)->m);
 			f->head++;
 			count(dp, TLB_DP_drop_shutdown, 1);
 		}

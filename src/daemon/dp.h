@@ -22,6 +22,7 @@
 #include "turbolb/metrics.h"
 #include "turbolb/policy.h"
 #include "turbolb/proto.h"
+#include "turbolb/proto_fast.h"
 
 /* The counters: turbolb/dp_counters.h lists and describes them. (Left
  * unformatted: clang-format takes the X-macro expansion for an
@@ -80,10 +81,19 @@ struct tlb_dp_port {
 	bool listed;            /* in dp->pending (always, while length) */
 };
 
-/* A NIC-side FIFO of held requests: a plain ring of mbuf pointers, since
- * only this lcore ever touches it. */
+/* A held request. A request in the fast layout keeps what the fast
+ * parser read of it, so that its release does not parse it again: the
+ * frame and the parse options stay as they were while it waits. */
+struct tlb_fifo_slot {
+	struct rte_mbuf *m;
+	struct tlb_req_fast rq; /* valid when fast */
+	bool fast;              /* parsed the fast way when it came in */
+};
+
+/* A NIC-side FIFO of held requests: a plain ring of slots, since only
+ * this lcore ever touches it. */
 struct tlb_fifo {
-	struct rte_mbuf **slot;
+	struct tlb_fifo_slot *slot;
 	uint32_t capacity; /* power of two >= the configured capacity */
 	uint32_t limit;    /* the configured capacity */
 	uint32_t head, tail;
@@ -93,13 +103,13 @@ struct tlb_fifo {
  * applied at a loop boundary (the lcore's quiescent point), so no packet
  * ever sees half of it. Filled by the control thread. */
 struct tlb_dp_update {
-	struct tlb_policy policy;    /* a ready instance */
-	struct rte_mbuf **fifo_slot; /* new FIFO storage, NULL: keep */
-	uint32_t fifo_capacity;      /* its size, a power of two */
+	struct tlb_policy policy;        /* a ready instance */
+	struct tlb_fifo_slot *fifo_slot; /* new FIFO storage, NULL: keep */
+	uint32_t fifo_capacity;          /* its size, a power of two */
 	uint32_t fifo_limit;
 	uint64_t stale_timeout_ns;
 	uint64_t write_off_ns;
-	struct rte_mbuf **old_fifo_slot; /* set by the lcore: free it after */
+	struct tlb_fifo_slot *old_fifo_slot; /* set by the lcore: free it */
 };
 
 struct tlb_dp {
@@ -211,8 +221,8 @@ bool tlb_dp_update_done(const struct tlb_dp *dp, uint64_t gen);
 
 /* Allocates FIFO storage for capacity requests (rounded up to a power of
  * two, stored in *cap); NULL on ENOMEM. */
-struct rte_mbuf **tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap,
-				    int socket);
+struct tlb_fifo_slot *tlb_dp_fifo_alloc(uint32_t capacity, uint32_t *cap,
+					int socket);
 
 /* One iteration of the poll loop; returns the number of packets moved. */
 unsigned int tlb_dp_poll(struct tlb_dp *dp);

@@ -300,7 +300,7 @@ tlb_policy_observe(struct tlb_policy *p, uint16_t svc_class,
  * so that the common case stays small. */
 int
 tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
-		enum tlb_metric metric, uint64_t limit, bool *any_eligible)
+		enum tlb_metric metric, uint64_t limit)
 {
 	uint32_t n = p->n_cores < lv->n_cores ? p->n_cores : lv->n_cores;
 	uint32_t start = p->cursor;
@@ -310,10 +310,8 @@ tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 	bool eligible_seen = false;
 	int best_i = -1;
 
-	if (n == 0) {
-		*any_eligible = false;
-		return -1;
-	}
+	if (n == 0)
+		return TLB_PICK_NONE;
 	p->cursor = start + 1 >= n ? 0 : start + 1;
 	if (start >= n)
 		start = 0;
@@ -338,8 +336,9 @@ tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
 			best_i = (int)i;
 		}
 	}
-	*any_eligible = eligible_seen;
-	return best_i;
+	if (best_i >= 0)
+		return best_i;
+	return eligible_seen ? TLB_PICK_HOLD : TLB_PICK_NONE;
 }
 
 /* Microsoft's RSS verification key, the default of most NIC drivers. */

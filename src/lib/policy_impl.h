@@ -43,17 +43,17 @@ enum tlb_metric { TLB_METRIC_REQUESTS, TLB_METRIC_WORK };
 
 /* tlb_argmin() for everything but its common case, out of line. */
 int tlb_argmin_slow(struct tlb_policy *p, const struct tlb_load_view *lv,
-		    enum tlb_metric metric, uint64_t limit, bool *any_eligible);
+		    enum tlb_metric metric, uint64_t limit);
 
 /* Index of the eligible core with the smallest metric (outstanding
  * requests, or outstanding work), bounded by limit (exclusive; UINT64_MAX
  * for none); ties are broken by rotating the start of the scan. With
  * prefer_running, a running core wins among cores with the minimal metric.
- * Returns -1 if no eligible core is under limit; *any_eligible tells
- * whether any eligible core existed at all. */
+ * Returns TLB_PICK_NONE if no core is eligible, TLB_PICK_HOLD if none of
+ * the eligible ones is under limit (never without a limit). */
 static inline __attribute__((always_inline)) int
 tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
-	   enum tlb_metric metric, uint64_t limit, bool *any_eligible)
+	   enum tlb_metric metric, uint64_t limit)
 {
 	uint32_t n = p->n_cores;
 	uint32_t start = p->cursor; /* < n: only this and rr move it */
@@ -69,7 +69,7 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 				     metric != TLB_METRIC_REQUESTS ||
 				     lv->n_cores != n,
 			     0))
-		return tlb_argmin_slow(p, lv, metric, limit, any_eligible);
+		return tlb_argmin_slow(p, lv, metric, limit);
 	/* Rotating the scan's start makes ties go round the cores instead of
 	 * always to the lowest index. */
 	p->cursor = start + 1 == n ? 0 : start + 1;
@@ -77,10 +77,11 @@ tlb_argmin(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 * TLB_KEY_NONE: src/lib/argmin.h. jsq's loads tie as a rule, so
 	 * the start is tried first. */
 	best_i = tlb_keys_argmin(lv->key_req, n, start, true, &best);
-	*any_eligible = best_i >= 0;
+	if (best_i < 0)
+		return TLB_PICK_NONE;
 	/* The bound is on the metric: if the least loaded core is at it,
 	 * every core is. */
-	return best < limit ? best_i : -1;
+	return best < limit ? best_i : TLB_PICK_HOLD;
 }
 
 #endif /* TURBOLB_POLICY_IMPL_H */

@@ -27,13 +27,8 @@ static int
 jbsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	  const struct tlb_request_info *req)
 {
-	bool any;
-	int i = tlb_argmin(p, lv, TLB_METRIC_REQUESTS, p->params.k, &any);
-
 	(void)req;
-	if (i >= 0)
-		return i;
-	return any ? TLB_PICK_HOLD : TLB_PICK_NONE;
+	return tlb_argmin(p, lv, TLB_METRIC_REQUESTS, p->params.k);
 }
 
 const struct tlb_policy_ops tlb_policy_jbsq = {

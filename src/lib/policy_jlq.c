@@ -149,10 +149,7 @@ tree_move(struct tlb_order *o, uint32_t i, uint32_t x)
 static inline int
 jlq_scan(struct tlb_policy *p, const struct tlb_load_view *lv)
 {
-	bool any;
-	int i = tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX, &any);
-
-	return i < 0 ? TLB_PICK_NONE : i;
+	return tlb_argmin(p, lv, TLB_METRIC_WORK, UINT64_MAX);
 }
 
 /* The pick of pick() and of every dispatch but the common one, out of

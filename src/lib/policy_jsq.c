@@ -8,11 +8,8 @@ static int
 jsq_pick(struct tlb_policy *p, const struct tlb_load_view *lv,
 	 const struct tlb_request_info *req)
 {
-	bool any;
-	int i = tlb_argmin(p, lv, TLB_METRIC_REQUESTS, UINT64_MAX, &any);
-
 	(void)req;
-	return i < 0 ? TLB_PICK_NONE : i;
+	return tlb_argmin(p, lv, TLB_METRIC_REQUESTS, UINT64_MAX);
 }
 
 static const struct tlb_policy_param *const jsq_params[] = {

@@ -507,6 +507,59 @@ test_jbsq_holds_and_releases_in_order(void **state)
 	/* What is left at shutdown is counted too (teardown frees it). */
 }
 
+/* Sends a request of class svc_class with no hint from client port sport. */
+static uint64_t
+send_class_request(uint16_t sport, uint16_t svc_class)
+{
+	uint8_t f[256];
+	struct tlb_frame_addrs a = client(sport);
+	struct tlb_rpc_hdr h = tlb_request_hdr(next_id, 0);
+	size_t len;
+
+	h.svc_class = svc_class;
+	len = tlb_build_frame(f, sizeof(f), &a, &h, "abcd", 4);
+	assert_true(len > 0);
+	inject(up.rx[0], f, len);
+	return next_id++;
+}
+
+/* A held request leaves the FIFO with the work that its hint, or its
+ * class's average, says: stamped in its frame and charged to its core,
+ * as if it had gone at once. */
+static void
+test_jbsq_release_keeps_work(void **state)
+{
+	struct out_pkt out[64];
+	uint64_t hinted, classed;
+
+	(void)state;
+	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
+	dp.policy.class_avg_ns[2] = 4000;
+	for (int c = 0; c < N_CORES; c++)
+		send_request(34000, 0);
+	pump();
+	hinted = send_request(34000, 7000);
+	classed = send_class_request(34000, 2);
+	pump();
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 2);
+
+	/* Core 0 answers: the oldest held request goes there, then core 1
+	 * answers and the other one goes there. */
+	for (unsigned int c = 0; c < 2; c++) {
+		assert_int_equal(collect(tgt[c].tx[0], out, 64), 1);
+		respond(c, &out[0]);
+		pump();
+		assert_int_equal(collect(tgt[c].tx[0], out, 64), 1);
+		assert_int_equal(out[0].p.hdr.req_id,
+				 c == 0 ? hinted : classed);
+		assert_int_equal(out[0].p.hdr.svc_class, c == 0 ? 0 : 2);
+		assert_int_equal(out[0].p.hdr.work_ns, c == 0 ? 7000 : 4000);
+		assert_int_equal(tlb_lv_outstanding_work(dp.lv, c),
+				 c == 0 ? 7000 : 4000);
+	}
+	assert_int_equal(counter(TLB_DP_released), 2);
+}
+
 static void
 test_multi_packet_stays_together(void **state)
 {
@@ -1133,6 +1186,53 @@ switch_policy(const char *name)
 	pump();
 	assert_true(tlb_dp_update_done(&dp, gen));
 	assert_string_equal(dp.policy.ops->name, name);
+}
+
+/* Requests held by jbsq when the policy becomes rss, which hashes the
+ * flow: each leaves for the core its flow hashes to, the core that a
+ * new request of that flow goes to. */
+static void
+test_held_to_flow_policy(void **state)
+{
+	struct out_pkt out[64];
+	uint64_t held[4];
+	int held_core[4], flow_core[4];
+	unsigned int cores = 0;
+
+	(void)state;
+	start("jbsq", 1, TLB_CREDITS_INBAND, NULL);
+	for (int c = 0; c < N_CORES; c++)
+		send_request(35000, 0);
+	pump();
+	for (int c = 0; c < N_CORES; c++)
+		drain(tgt[c].tx[0]);
+	for (int f = 0; f < 4; f++)
+		held[f] = send_request((uint16_t)(20000 + f * 7), 0);
+	pump();
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 4);
+
+	switch_policy("rss");
+	assert_int_equal(dp.fifo.tail - dp.fifo.head, 0);
+	for (int c = 0; c < N_CORES; c++) {
+		unsigned int n = collect(tgt[c].tx[0], out, 64);
+
+		for (unsigned int i = 0; i < n; i++)
+			for (int f = 0; f < 4; f++)
+				if (out[i].p.hdr.req_id == held[f])
+					held_core[f] = c;
+	}
+	for (int f = 0; f < 4; f++) {
+		send_request((uint16_t)(20000 + f * 7), 0);
+		pump();
+		flow_core[f] = -1;
+		for (int c = 0; c < N_CORES; c++)
+			if (collect(tgt[c].tx[0], out, 64) == 1)
+				flow_core[f] = c;
+		assert_int_equal(held_core[f], flow_core[f]);
+		cores |= 1u << flow_core[f];
+	}
+	/* The flows do not all hash to one core. */
+	assert_true(__builtin_popcount(cores) >= 2);
 }
 
 /* Frames at each core since the last call, added to got[]; returns the
@@ -1903,6 +2003,10 @@ main(void)
 		cmocka_unit_test_teardown(test_multi_segment_frames,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_jbsq_holds_and_releases_in_order,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_jbsq_release_keeps_work,
+					  teardown_dp),
+		cmocka_unit_test_teardown(test_held_to_flow_policy,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_multi_packet_stays_together,
 					  teardown_dp),
