@@ -730,7 +730,8 @@ count_beyond(struct tlb_dp *dp, uint32_t core, uint64_t n)
 /* The completion a response carries, on a message's first packet only:
  * one request of core completed in the load view when completions come
  * in band (or, in fallback, when the core's ring credits are not
- * trusted), and its service time observed by the policy. */
+ * trusted), else one more response for its ring credit to balance; and
+ * its service time observed by the policy. */
 static __rte_always_inline void
 on_completion(struct tlb_dp *dp, uint32_t core, uint32_t work_ns,
 	      uint32_t service_ns, uint16_t svc_class)
@@ -742,6 +743,8 @@ on_completion(struct tlb_dp *dp, uint32_t core, uint32_t work_ns,
 		count(dp, TLB_DP_completions_inband, 1 - extra);
 		if (unlikely(extra != 0))
 			count_beyond(dp, core, extra);
+	} else {
+		dp->credit_responses[core]++;
 	}
 	if (service_ns != 0)
 		tlb_policy_observe(&dp->policy, svc_class, service_ns);
@@ -945,6 +948,53 @@ drain_credits(struct tlb_dp *dp)
 	return moved;
 }
 
+/* credits: ring. Core's balance starts again: no response passed, and
+ * its credits are counted from its completed count now. */
+static inline void
+balance_sync(struct tlb_dp *dp, uint32_t core)
+{
+	dp->credit_responses[core] = 0;
+	dp->credit_synced[core] = dp->lv->core[core].completed;
+	dp->credit_gen[core] = dp->lv->core[core].gen;
+}
+
+/* credits: ring. Out of fallback only credits complete requests at a
+ * core, so its completed count grows by what they carried. A core whose
+ * view was reset or written off since (a new gen) starts its balance
+ * again: the responses and credits of what it forgot no longer pair
+ * up. */
+static inline void
+balance_resync(struct tlb_dp *dp, uint32_t core)
+{
+	if (unlikely(dp->credit_gen[core] != dp->lv->core[core].gen))
+		balance_sync(dp, core);
+}
+
+/* credits: ring. Core enters fallback: the records drained and dropped
+ * since its ring broke carried credits for responses that already
+ * passed (more responses than credited completions), and those requests
+ * are completed now, with the mean outstanding work each, as a response
+ * in fallback would have been. */
+static __rte_noinline void
+fallback_begins(struct tlb_dp *dp, uint32_t core)
+{
+	uint64_t credited =
+		dp->lv->core[core].completed - dp->credit_synced[core];
+	uint64_t n = dp->credit_responses[core];
+	uint64_t out = tlb_lv_outstanding(dp->lv, core);
+	uint64_t out_work = tlb_lv_outstanding_work(dp->lv, core);
+	uint64_t extra;
+
+	if (n <= credited)
+		return;
+	n -= credited;
+	extra = tlb_lv_on_complete(dp->lv, core, n,
+				   n >= out ? out_work : out_work / out * n);
+	count(dp, TLB_DP_completions_inband, n - extra);
+	if (extra != 0)
+		count_beyond(dp, core, extra);
+}
+
 /* Incomplete messages past their time hand their charge back. */
 static void
 sweep_affinity(struct tlb_dp *dp, uint64_t now_ns)
@@ -998,9 +1048,16 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 				tlb_lv_set_online(dp->lv, i, online);
 			if (dp->credits == TLB_CREDITS_RING) {
 				uint64_t bit = 1ull << (i % 64);
+				bool was = dp->credit_fallback[i / 64] & bit;
+				bool now = tlb_transport_fallback(
+					dp->host, dp->core_id[i]);
 
-				if (tlb_transport_fallback(dp->host,
-							   dp->core_id[i]))
+				balance_resync(dp, i);
+				if (now && !was)
+					fallback_begins(dp, i);
+				if (now != was)
+					balance_sync(dp, i);
+				if (now)
 					dp->credit_fallback[i / 64] |= bit;
 				else
 					dp->credit_fallback[i / 64] &= ~bit;
@@ -1029,6 +1086,9 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 				: dp->lv->core[i].probing ? "probing"
 							  : "live");
 	if (unlikely(wo.requests != 0)) {
+		if (dp->credits == TLB_CREDITS_RING)
+			for (uint32_t i = 0; i < dp->n_cores; i++)
+				balance_resync(dp, i);
 		count(dp, TLB_DP_written_off, wo.requests);
 		count(dp, TLB_DP_written_off_work_ns, wo.work_ns);
 		TLB_LOG(NOTICE, dp,

@@ -140,6 +140,16 @@ struct tlb_dp {
 	 * their responses count their completions until a host attaches
 	 * again */
 	uint64_t credit_fallback[TLB_MAX_CORES / 64];
+	/* credits: ring, per core out of fallback: the responses that
+	 * passed since the core's completed count was credit_synced (the
+	 * completions its credits carried since are the difference), so
+	 * that a core entering fallback completes the responses whose
+	 * credits the broken ring lost. Synced when the core enters or
+	 * leaves fallback and when its view is reset or written off
+	 * (credit_gen: the view's gen it counts under). */
+	uint64_t credit_responses[TLB_MAX_CORES];
+	uint64_t credit_synced[TLB_MAX_CORES];
+	uint32_t credit_gen[TLB_MAX_CORES];
 	uint64_t poll_tsc;         /* TSC at the start of the current poll */
 	uint64_t poll_ns;          /* the same in ns: the time of the poll */
 	bool behind;               /* since a full uplink burst, until an

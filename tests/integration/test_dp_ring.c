@@ -923,6 +923,99 @@ test_credit_ring(void **state)
 	tlb_cr_destroy(nic, true);
 }
 
+/* Runs the housekeeping on the next poll, then polls until idle. */
+static void
+housekeep(void)
+{
+	dp.last_housekeeping_tsc = 0;
+	tlb_dp_poll(&dp);
+	pump();
+}
+
+/* Breaks core's ring as a faulty host does: a record no host writes
+ * (more work than its completion can carry), which the drain finds. */
+static void
+break_ring(struct tlb_cr *host, unsigned int core)
+{
+	struct tlb_credit bad = {.completions = 1,
+				 .work_ns = 2ull * UINT32_MAX};
+
+	assert_int_equal(tlb_cr_post(host, core, &bad, 1), 1);
+	pump();
+	assert_true(tlb_transport_fallback(dp.host, core));
+}
+
+/* A core whose ring breaks falls back to in-band credits at the next
+ * housekeeping. A response that passed before then, whose credit the
+ * broken ring lost, completes its request when the core enters fallback
+ * (core 0); a response whose credit came first completes nothing more
+ * there (core 1). */
+static void
+test_credit_ring_fallback_gap(void **state)
+{
+	struct out_pkt out0[8], out1[8];
+	struct tlb_cr *nic, *host;
+	char err[256], name[64];
+
+	(void)state;
+	snprintf(name, sizeof(name), "/tlb-dptest-gap-%d", getpid());
+	assert_int_equal(
+		tlb_cr_create(name, N_CORES, 64, 0600, &nic, err, sizeof(err)),
+		0);
+	start("jsq", 2, TLB_CREDITS_RING, nic);
+	assert_int_equal(tlb_cr_attach(name, &host, err, sizeof(err)), 0);
+	tlb_cr_set_state(host, 0, TLB_RUN_RUNNING);
+	tlb_cr_set_state(host, 1, TLB_RUN_RUNNING);
+	housekeep();
+	for (int r = 0; r < 4; r++)
+		send_request(36100, 100);
+	pump();
+	assert_int_equal(collect(tgt[0].tx[0], out0, 8), 2);
+	assert_int_equal(collect(tgt[1].tx[0], out1, 8), 2);
+
+	/* Core 0: a response passes, its credit not posted yet; then the
+	 * ring breaks and the credit is lost. */
+	respond(0, &out0[0]);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 2);
+	break_ring(host, 0);
+	/* Core 1: the credit first, then its response; then the ring
+	 * breaks. */
+	struct tlb_credit c = {.completions = 1, .work_ns = 100};
+	assert_int_equal(tlb_cr_post(host, 1, &c, 1), 1);
+	pump();
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 1);
+	respond(1, &out1[0]);
+	pump();
+	break_ring(host, 1);
+	assert_int_equal(drain(up.tx[0]), 2);
+	assert_int_equal(dp.credit_fallback[0] & 3, 0);
+
+	housekeep();
+	assert_int_equal(dp.credit_fallback[0] & 3, 3);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 1);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, 0), 100);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 1);
+	assert_int_equal(counter(TLB_DP_completions_inband), 1);
+	assert_int_equal(counter(TLB_DP_completions_credit), 1);
+
+	/* In fallback the responses count. */
+	respond(0, &out0[1]);
+	respond(1, &out1[1]);
+	pump();
+	assert_int_equal(drain(up.tx[0]), 2);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 0);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, 0), 0);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 1), 0);
+	assert_int_equal(tlb_lv_outstanding_work(dp.lv, 1), 0);
+	assert_int_equal(counter(TLB_DP_completions_inband), 3);
+	assert_int_equal(counter(TLB_DP_completions_extra), 0);
+	assert_int_equal(counter(TLB_DP_late_completions), 0);
+	tlb_cr_detach(host);
+	close_host();
+	tlb_cr_destroy(nic, true);
+}
+
 /* Without host memory (transport none): every core is taken as running,
  * occupancy comes from the responses alone, the kick is off even when asked
  * for (no doorbell), and no host epoch ever resets the view. */
@@ -2022,6 +2115,8 @@ main(void)
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_malformed_counted, teardown_dp),
 		cmocka_unit_test_teardown(test_credit_ring, teardown_dp),
+		cmocka_unit_test_teardown(test_credit_ring_fallback_gap,
+					  teardown_dp),
 		cmocka_unit_test_teardown(test_transport_none, teardown_dp),
 		cmocka_unit_test_teardown(test_stale_core_skipped, teardown_dp),
 		cmocka_unit_test_teardown(test_stale_core_written_off_and_back,
