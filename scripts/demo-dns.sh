@@ -67,7 +67,7 @@ peers_init demo-dns "$cores"
 # peers_init's EXIT trap removes the namespaces; a failure says where.
 trap 'echo "demo-dns: failed (status $?) at line $LINENO: $BASH_COMMAND" >&2' ERR
 
-echo "turbolb DNS demo: dnsperf -> turbolbd -> $cores nsd (one per host core), net_af_packet in network namespaces"
+echo "turbolb DNS demo: dnsperf -> turbolbd -> $cores nsd (one per host core), net_tap ports bridged into network namespaces"
 echo "run folder: $TOPO_RUN; $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 peers_net
 for ((i = 0; i < cores; i++)); do peers_start_nsd "$i"; done

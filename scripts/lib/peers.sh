@@ -8,21 +8,30 @@
 # namespace of its own, the NIC) steers each request to one core's port,
 # and the responses come back up the same way:
 #
-#   ns cli  10.79.0.1  c0 ==veth== u0  (ns nic)  turbolbd  t0 ==veth== s0  ns srv0  10.79.0.2
-#                                        uplink            t1 ==veth== s0  ns srv1  10.79.0.2
-#                                     net_af_packet0       ..          ..
-#                                                          net_af_packetI+1: core I
+#   ns cli  10.79.0.1  c0 ==veth== u0 -[bridge bu]- dtu  (ns nic)  turbolbd
+#                                                      net_tap0: uplink
+#   ns srvI 10.79.0.2  s0 ==veth== tI -[bridge bI]- dtI            net_tapI+1: core I
+#
+# turbolbd's ports are net_tap devices (dtu, dtI) that it creates in the
+# NIC namespace; a bridge there joins each to the veth of its namespace.
+# Not net_af_packet: its transmit kicks the kernel with a non-blocking
+# sendto() and ignores EAGAIN (DPDK 22.11), so when the socket's send
+# buffer is full the frames stay in its ring, reported sent, until the next
+# transmit on that queue, which a client waiting for its reply never
+# causes. A tap's write() either hands the frame to the kernel or fails,
+# and turbolbd counts what failed.
 #
 # Every server's s0 has the same IP address and the same MAC address (the
 # service's): a request leaves the client addressed to that MAC and reaches
 # whichever server turbolbd picked unchanged, with no rewrite of the
-# destination MAC. The addresses are static on both sides (ARP entries), so
-# nothing but the client's UDP crosses the daemon, and IPv6 is off in every
-# namespace (no neighbour discovery or MLD). Transmit checksum offload is
-# off on c0 and every s0: a veth leaves a UDP checksum to the receiver's
-# kernel, but the frame reaches the peer through the daemon's AF_PACKET
-# sockets, which carry it as it is, so the receiving kernel would drop it
-# as a bad checksum.
+# destination MAC. Each bridge joins one tap to one veth, so the shared MAC
+# is never seen twice by one bridge. The addresses are static on both
+# sides (ARP entries), so nothing but the client's UDP crosses the daemon,
+# and IPv6 is off in every namespace (no neighbour discovery or MLD).
+# Transmit checksum offload is off on c0 and every s0: a veth leaves a UDP
+# checksum to the receiver's kernel, but the frame reaches the peer through
+# the daemon, which carries it as it is from one tap to another, so the
+# receiving kernel would drop it as a bad checksum.
 #
 # Source scripts/lib/topology.sh first (the run folder, topo_wait,
 # topo_kill, topo_stop), then this file, then:
@@ -36,7 +45,8 @@
 #                                  (none: only port 9000 as turbolb RPCs),
 #                                  policy=, k=, default=I (a default target:
 #                                  server I's port, for frames not of PROTO)
-#   peers_start_daemon             turbolbd in the NIC namespace, up
+#   peers_start_daemon             turbolbd in the NIC namespace, up, its
+#                                  taps joined to the bridges
 #   peers_start_nsd I              nsd in server I, answering for ZONE
 #   peers_start_memcached I        memcached (UDP and TCP) in server I
 #   peers_ctl ARGS..               turbolbctl --json ARGS against the daemon
@@ -125,7 +135,7 @@ peers_net() {
 	peers_in_cli ethtool -K c0 tx off > /dev/null || return 1
 	peers_in_cli ip neigh replace "$PEERS_SRV_IP" lladdr "$PEERS_SRV_MAC" \
 		dev c0 nud permanent || return 1
-	peers_in "$PEERS_NS_NIC" ip link set u0 up
+	peers_bridge bu u0 || return 1
 	for ((i = 0; i < PEERS_N; i++)); do
 		ip link add s0 netns "${PEERS_NS_SRV[$i]}" address "$PEERS_SRV_MAC" \
 			type veth peer name "t$i" netns "$PEERS_NS_NIC" || return 1
@@ -134,12 +144,26 @@ peers_net() {
 		peers_in_srv "$i" ethtool -K s0 tx off > /dev/null || return 1
 		peers_in_srv "$i" ip neigh replace "$PEERS_CLI_IP" \
 			lladdr "$PEERS_CLI_MAC" dev s0 nud permanent || return 1
-		peers_in "$PEERS_NS_NIC" ip link set "t$i" up
+		peers_bridge "b$i" "t$i" || return 1
 	done
 }
 
+# peers_bridge BRIDGE IFACE: in the NIC namespace, BRIDGE up with IFACE
+# in it; the daemon's tap joins it once the daemon made it. No STP and no
+# multicast snooping: a port forwards as soon as it is up, and the bridge
+# sends nothing of its own.
+peers_bridge() {
+	local nic=$PEERS_NS_NIC
+	peers_in "$nic" ip link add "$1" type bridge stp_state 0 mcast_snooping 0 ||
+		return 1
+	peers_in "$nic" ip link set "$2" master "$1" &&
+		peers_in "$nic" ip link set "$2" up &&
+		peers_in "$nic" ip link set "$1" up
+}
+
 # peers_config PORT PROTO [policy=NAME] [k=K] [default=I]
-# The uplink is net_af_packet0 (u0), core I's port net_af_packetI+1 (tI).
+# The uplink is net_tap0 (tap dtu, bridged to u0), core I's port
+# net_tapI+1 (tap dtI, bridged to tI).
 # Completions come from the responses (credits inband, transport none: the
 # servers know nothing of turbolb). A core is taken out of rotation only
 # after 10 s without progress: a server descheduled on a busy machine
@@ -156,7 +180,7 @@ peers_config() {
 		esac
 	done
 	[ -z "$default" ] ||
-		dt="  default_target: { port: net_af_packet$((default + 1)) }"
+		dt="  default_target: { port: net_tap$((default + 1)) }"
 	{
 		cat <<YAML
 # generated by scripts/lib/peers.sh for run $TOPO_NAME
@@ -166,22 +190,22 @@ eal:
   no_pci: true
   file_prefix: $TOPO_DPREFIX
   vdevs:
-    - net_af_packet0,iface=u0
+    - net_tap0,iface=dtu
 YAML
 		for ((i = 0; i < PEERS_N; i++)); do
-			echo "    - net_af_packet$((i + 1)),iface=t$i"
+			echo "    - net_tap$((i + 1)),iface=dt$i"
 		done
 		cat <<YAML
 datapath:
   lcores: [1]
   idle_sleep_us: 20
 ports:
-  uplink: { port: net_af_packet0 }
+  uplink: { port: net_tap0 }
 ${dt:+$dt
 }  targets:
 YAML
 		for ((i = 0; i < PEERS_N; i++)); do
-			echo "    - { core: $i, port: net_af_packet$((i + 1)) }"
+			echo "    - { core: $i, port: net_tap$((i + 1)) }"
 		done
 		cat <<YAML
 YAML
@@ -204,6 +228,7 @@ YAML
 }
 
 peers_start_daemon() {
+	local i
 	# ip netns exec execs the program: $! is the daemon's own id (not
 	# that of a subshell, as a function run in the background would be).
 	ip netns exec "$PEERS_NS_NIC" "$TLBD" -c "$TOPO_RUN/turbolbd.yaml" \
@@ -216,6 +241,17 @@ peers_start_daemon() {
 		cat "$TOPO_RUN/turbolbd.log" >&2
 		return 1
 	}
+	# The taps exist from the daemon's start (EAL made them): each joins
+	# its bridge, and only then can a frame cross.
+	peers_join_tap dtu bu || return 1
+	for ((i = 0; i < PEERS_N; i++)); do
+		peers_join_tap "dt$i" "b$i" || return 1
+	done
+}
+
+peers_join_tap() {
+	peers_in "$PEERS_NS_NIC" ip link set "$1" master "$2" &&
+		peers_in "$PEERS_NS_NIC" ip link set "$1" up
 }
 
 # Up to three tries: on a loaded machine the telemetry thread may not
