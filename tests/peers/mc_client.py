@@ -17,6 +17,9 @@ the cases memcaslap does not make.
                                           prints a JSON summary, exits 1 on
                                           any wrong, missing or extra
                                           datagram
+  mc_client.py ping HOST PORT             one get over UDP: exits 0 when
+                                          its value came back within
+                                          PING_TIMEOUT_S
 
 memcached's UDP frame header (8 bytes, big endian): request id, sequence
 number, total datagrams in the message, reserved (0). A request is one
@@ -45,6 +48,8 @@ GETS = [["v100"], ["v1400"], ["v5000"], [ABSENT], ["m0", "m1", "m2"],
 # is an error of its own (and its datagrams, when they come, are counted
 # as late rather than taken for the next request's).
 TIMEOUT_S = 30.0
+# ping: a probe that is retried, so its one reply may be given up on soon.
+PING_TIMEOUT_S = 1.0
 
 
 def value(key):
@@ -155,6 +160,16 @@ class UdpClient:
         return n
 
 
+def ping(host, port):
+    c = UdpClient(host, port, 1)
+    c.socks[0].settimeout(PING_TIMEOUT_S)
+    try:
+        c.get(0, ["v100"])
+    except (OSError, ValueError):
+        return 1
+    return 0
+
+
 def check(host, port, rounds, flows):
     c = UdpClient(host, port, flows)
     per_get = {}
@@ -196,6 +211,8 @@ def main(argv):
         return 0
     if len(argv) == 6 and argv[1] == "check":
         return check(argv[2], int(argv[3]), int(argv[4]), int(argv[5]))
+    if len(argv) == 4 and argv[1] == "ping":
+        return ping(argv[2], int(argv[3]))
     sys.stderr.write(__doc__)
     return 2
 

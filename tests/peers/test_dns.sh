@@ -47,6 +47,7 @@ if ! check "turbolbd started, port 53 as dns" peers_start_daemon; then
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
+check "a query crossed turbolbd" peers_wait_path peers_dns_probe
 peers_dns_queries
 
 # all_equal VALUE WORDS..: every word is VALUE.

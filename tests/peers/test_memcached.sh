@@ -51,6 +51,8 @@ if ! check "turbolbd started, port 11211 as memcached" peers_start_daemon; then
 	echo "$pass passed, $fail failed"
 	exit 1
 fi
+check "a get crossed turbolbd" peers_wait_path \
+	peers_in_cli python3 "$MC" ping "$PEERS_SRV_IP" 11211
 
 all_zero() {
 	local w
