@@ -18,8 +18,7 @@
  *		  .arg = "PORT", .help = "UDP port to listen on" },
  *		{ .name = "json", .kind = CLI_FLAG, CLI_DEST(o.json),
  *		  .help = "print JSON" },
- *		{ .name = "help", .letter = 'h', .kind = CLI_HELP,
- *		  .help = "show this help" },
+ *		CLI_OPT_HELP('h'),
  *		{ .kind = CLI_END },
  *	};
  *	static const struct cli_spec spec = {
@@ -119,6 +118,19 @@ struct cli_opt {
 
 /* dest and size of an option from its destination lvalue. */
 #define CLI_DEST(x) .dest = &(x), .size = sizeof(x)
+
+/* The --help and --version rows of a table, in the words every tool
+ * uses; letter: the short option ('h', 'V'), or 0 for none. */
+#define CLI_OPT_HELP(letter_)                                                  \
+	{                                                                      \
+		.name = "help", .letter = (letter_), .kind = CLI_HELP,         \
+		.help = "show this help"                                       \
+	}
+#define CLI_OPT_VERSION(letter_)                                               \
+	{                                                                      \
+		.name = "version", .letter = (letter_), .kind = CLI_VERSION,   \
+		.help = "show the version"                                     \
+	}
 
 /* A subcommand, as in "turbolbctl stats": the first word after the
  * options. A table of them ends with a NULL name. */

@@ -381,11 +381,8 @@ static const struct cli_opt topts[] = {
 	 .kind = CLI_FLAG,
 	 CLI_DEST(t.verbose),
 	 .help = "more"},
-	{.name = "help", .letter = 'h', .kind = CLI_HELP, .help = "help"},
-	{.name = "version",
-	 .letter = 'V',
-	 .kind = CLI_VERSION,
-	 .help = "version"},
+	CLI_OPT_HELP('h'),
+	CLI_OPT_VERSION('V'),
 	{.kind = CLI_END},
 };
 
