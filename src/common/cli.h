@@ -200,6 +200,13 @@ const struct cli_cmd *cli_cmd_pick(const struct cli_spec *spec, int n,
 /* Finds an option of the table by long name, NULL if none. */
 const struct cli_opt *cli_find(const struct cli_spec *spec, const char *name);
 
+/* Where a tool's own options begin on a command line that gives the
+ * EAL's first, "PROG [EAL args] -- [options]": the index of the first of
+ * argv[1..argc-1] that is exactly "--", or argc if none is. Only the
+ * words are looked at, so a "--" meant as the value of an EAL option
+ * ends the EAL's arguments all the same. */
+int cli_find_dashdash(int argc, char *const argv[]);
+
 /* ---- value parsers: 0 with *v set, or -1 with *v untouched ---- */
 
 /* Unsigned decimal in [lo, hi]: digits only, no sign, no space. */
