@@ -352,10 +352,7 @@ static const struct cli_opt opts[] = {
 	 .def = "512",
 	 .arg = "MB",
 	 .help = "EAL -m"},
-	{.name = "help",
-	 .letter = 'h',
-	 .kind = CLI_HELP,
-	 .help = "show this help"},
+	CLI_OPT_HELP('h'),
 	{.kind = CLI_END},
 };
 

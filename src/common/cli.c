@@ -758,6 +758,15 @@ cli_find(const struct cli_spec *spec, const char *name)
 }
 
 int
+cli_find_dashdash(int argc, char *const argv[])
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return i;
+	return argc;
+}
+
+int
 cli_defaults(const struct cli_spec *spec)
 {
 	char err[CLI_ERR_MAX];

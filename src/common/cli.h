@@ -18,8 +18,7 @@
  *		  .arg = "PORT", .help = "UDP port to listen on" },
  *		{ .name = "json", .kind = CLI_FLAG, CLI_DEST(o.json),
  *		  .help = "print JSON" },
- *		{ .name = "help", .letter = 'h', .kind = CLI_HELP,
- *		  .help = "show this help" },
+ *		CLI_OPT_HELP('h'),
  *		{ .kind = CLI_END },
  *	};
  *	static const struct cli_spec spec = {
@@ -120,6 +119,19 @@ struct cli_opt {
 /* dest and size of an option from its destination lvalue. */
 #define CLI_DEST(x) .dest = &(x), .size = sizeof(x)
 
+/* The --help and --version rows of a table, in the words every tool
+ * uses; letter: the short option ('h', 'V'), or 0 for none. */
+#define CLI_OPT_HELP(letter_)                                                  \
+	{                                                                      \
+		.name = "help", .letter = (letter_), .kind = CLI_HELP,         \
+		.help = "show this help"                                       \
+	}
+#define CLI_OPT_VERSION(letter_)                                               \
+	{                                                                      \
+		.name = "version", .letter = (letter_), .kind = CLI_VERSION,   \
+		.help = "show the version"                                     \
+	}
+
 /* A subcommand, as in "turbolbctl stats": the first word after the
  * options. A table of them ends with a NULL name. */
 enum cli_cmd_arg {
@@ -187,6 +199,13 @@ const struct cli_cmd *cli_cmd_pick(const struct cli_spec *spec, int n,
 
 /* Finds an option of the table by long name, NULL if none. */
 const struct cli_opt *cli_find(const struct cli_spec *spec, const char *name);
+
+/* Where a tool's own options begin on a command line that gives the
+ * EAL's first, "PROG [EAL args] -- [options]": the index of the first of
+ * argv[1..argc-1] that is exactly "--", or argc if none is. Only the
+ * words are looked at, so a "--" meant as the value of an EAL option
+ * ends the EAL's arguments all the same. */
+int cli_find_dashdash(int argc, char *const argv[]);
 
 /* ---- value parsers: 0 with *v set, or -1 with *v untouched ---- */
 

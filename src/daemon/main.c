@@ -59,14 +59,8 @@ static const struct cli_opt opts[] = {
 	 CLI_DEST(check_path),
 	 .arg = "FILE",
 	 .help = "validate FILE and exit (no DPDK)"},
-	{.name = "help",
-	 .letter = 'h',
-	 .kind = CLI_HELP,
-	 .help = "show this help"},
-	{.name = "version",
-	 .letter = 'V',
-	 .kind = CLI_VERSION,
-	 .help = "show the version"},
+	CLI_OPT_HELP('h'),
+	CLI_OPT_VERSION('V'),
 	{.kind = CLI_END},
 };
 

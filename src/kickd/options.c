@@ -83,7 +83,7 @@ static const struct cli_opt opts[] = {
 	 .help = "take the doorbells from turbolbd's kick frames\n"
 		 "received on IFACE (host.transport: packet); the ring\n"
 		 "still names the threads (turbolb-server --agent-ring)"},
-	{.name = "help", .kind = CLI_HELP, .help = "show this help"},
+	CLI_OPT_HELP(0),
 	{.kind = CLI_END},
 };
 

@@ -724,6 +724,58 @@ cfg_node_of(const struct cfg_ctx *ctx, const void *field)
 	return NULL;
 }
 
+/* ---- lists of mappings ---- */
+
+/* Parses one item of a list of mappings: map, named path
+ * ("ports.targets[2]"), is the item, n the number of items in the list. */
+typedef void (*map_item_fn)(struct cfg_ctx *ctx, const yaml_node_t *map,
+			    const char *path, size_t n, void *arg);
+
+/*
+ * A list of 1 to max mappings, as ports.targets: each() is called, in
+ * order, for every item that is a mapping; every other item is an error
+ * that names the keys wanted (shape, e.g. "{port, protocol}"). what names
+ * an item in the errors about the count ("target"). Returns the number
+ * of items, or -1, with each() never called, after reporting a value
+ * that is not a list, or one with no item or more than max.
+ */
+static int
+parse_map_list(struct cfg_ctx *ctx, const yaml_node_t *node, const char *path,
+	       const char *what, const char *shape, unsigned int max,
+	       map_item_fn each, void *arg)
+{
+	char ipath[CFG_PATH_MAX];
+	yaml_node_item_t *items;
+	size_t i, n;
+
+	if (!get_items(ctx, node, path, &items, &n))
+		return -1;
+	if (n == 0) {
+		cfg_error(ctx, node, "%s: expected at least 1 %s", path, what);
+		return -1;
+	}
+	if (n > max) {
+		cfg_error(ctx, node, "%s: too many %ss (%zu, max %u)", path,
+			  what, n, max);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		const yaml_node_t *item =
+			yaml_document_get_node(ctx->doc, items[i]);
+
+		item_path(ipath, sizeof(ipath), path, i);
+		if (item->type != YAML_MAPPING_NODE) {
+			cfg_error(ctx, item,
+				  "%s: wrong type: expected a "
+				  "mapping %s, got %s",
+				  ipath, shape, node_kind_str(item));
+			continue;
+		}
+		each(ctx, item, ipath, n, arg);
+	}
+	return (int)n;
+}
+
 /* ---- hooks for rules a table cannot say ---- */
 
 static void
@@ -961,71 +1013,56 @@ static const struct cfg_key target_keys[] = {
  * core ids index the credit ring and the load view directly, so they must
  * be exactly 0..n-1; any other id is either a duplicate or out of
  * sequence, and a duplicate implies the gap, so one error per bad item.
+ * arg: the node of each core id seen so far, by id.
  */
+static void
+parse_target(struct cfg_ctx *ctx, const yaml_node_t *map, const char *path,
+	     size_t n, void *arg)
+{
+	const yaml_node_t **seen = arg;
+	const yaml_node_t *core_node;
+	struct tlb_target_cfg t;
+	int errors_before;
+
+	/* all of it: same_targets() compares the bytes past the name too */
+	memset(&t, 0, sizeof(t));
+	errors_before = ctx->n_errors;
+	parse_map(ctx, map, target_keys, NULL, path, &t);
+	if (ctx->n_errors != errors_before)
+		return;
+	core_node = map_get(ctx->doc, map, "core");
+	if (seen[t.core] != NULL) {
+		cfg_error(ctx, core_node,
+			  "%s.core: duplicate core id "
+			  "%u (first at %zu:%zu)",
+			  path, t.core, seen[t.core]->start_mark.line + 1,
+			  seen[t.core]->start_mark.column + 1);
+		return;
+	}
+	seen[t.core] = core_node;
+	if (t.core >= n) {
+		cfg_error(ctx, core_node,
+			  "%s.core: core id %u not "
+			  "contiguous: %zu targets need ids 0..%zu",
+			  path, t.core, n, n - 1);
+		return;
+	}
+	ctx->cfg->ports.targets[t.core] = t;
+}
+
 static void
 parse_targets(struct cfg_ctx *ctx, const struct cfg_key *key,
 	      const yaml_node_t *node, const char *path, void *field)
 {
 	const yaml_node_t *seen[TLB_MAX_CORES] = {NULL};
-	struct tlb_config *cfg = ctx->cfg;
-	char ipath[CFG_PATH_MAX];
-	struct tlb_target_cfg t;
-	yaml_node_item_t *items;
-	size_t i, n;
-	int errors_before;
+	int n;
 
 	(void)key;
 	(void)field;
-	if (!get_items(ctx, node, path, &items, &n))
-		return;
-	if (n == 0) {
-		cfg_error(ctx, node, "%s: expected at least 1 target", path);
-		return;
-	}
-	if (n > TLB_MAX_CORES) {
-		cfg_error(ctx, node, "%s: too many targets (%zu, max %u)", path,
-			  n, TLB_MAX_CORES);
-		return;
-	}
-	cfg->ports.n_targets = (unsigned int)n;
-	for (i = 0; i < n; i++) {
-		const yaml_node_t *item =
-			yaml_document_get_node(ctx->doc, items[i]);
-		const yaml_node_t *core_node;
-
-		item_path(ipath, sizeof(ipath), path, i);
-		if (item->type != YAML_MAPPING_NODE) {
-			cfg_error(ctx, item,
-				  "%s: wrong type: expected a "
-				  "mapping {core, port, queue}, got %s",
-				  ipath, node_kind_str(item));
-			continue;
-		}
-		memset(&t, 0, sizeof(t));
-		errors_before = ctx->n_errors;
-		parse_map(ctx, item, target_keys, NULL, ipath, &t);
-		if (ctx->n_errors != errors_before)
-			continue;
-		core_node = map_get(ctx->doc, item, "core");
-		if (seen[t.core] != NULL) {
-			cfg_error(ctx, core_node,
-				  "%s.core: duplicate core id "
-				  "%u (first at %zu:%zu)",
-				  ipath, t.core,
-				  seen[t.core]->start_mark.line + 1,
-				  seen[t.core]->start_mark.column + 1);
-			continue;
-		}
-		seen[t.core] = core_node;
-		if (t.core >= n) {
-			cfg_error(ctx, core_node,
-				  "%s.core: core id %u not "
-				  "contiguous: %zu targets need ids 0..%zu",
-				  ipath, t.core, n, n - 1);
-			continue;
-		}
-		cfg->ports.targets[t.core] = t;
-	}
+	n = parse_map_list(ctx, node, path, "target", "{core, port, queue}",
+			   TLB_MAX_CORES, parse_target, seen);
+	if (n >= 0)
+		ctx->cfg->ports.n_targets = (unsigned int)n;
 }
 
 /* ---- the schema ---- */
@@ -1145,6 +1182,46 @@ static const struct cfg_key rpc_port_keys[] = {
 	KEY_END,
 };
 
+/* The ports of rpc.ports parsed so far, and the node of each. */
+struct rpc_ports_seen {
+	const yaml_node_t *node[TLB_RPC_MAX_PORTS];
+	unsigned int n;
+};
+
+/* One item of rpc.ports, appended to rpc.udp_ports and rpc.port_proto
+ * unless its port came before. */
+static void
+parse_rpc_port(struct cfg_ctx *ctx, const yaml_node_t *map, const char *path,
+	       size_t n, void *arg)
+{
+	struct rpc_ports_seen *seen = arg;
+	struct tlb_config *cfg = ctx->cfg;
+	const yaml_node_t *port_node;
+	struct rpc_port_item it;
+	int errors_before;
+
+	(void)n;
+	memset(&it, 0, sizeof(it));
+	errors_before = ctx->n_errors;
+	parse_map(ctx, map, rpc_port_keys, NULL, path, &it);
+	if (ctx->n_errors != errors_before)
+		return;
+	port_node = map_get(ctx->doc, map, "port");
+	for (unsigned int j = 0; j < seen->n; j++)
+		if (cfg->rpc.udp_ports[j] == it.port) {
+			cfg_error(ctx, port_node,
+				  "%s.port: duplicate port %u (first "
+				  "at %zu:%zu)",
+				  path, it.port,
+				  seen->node[j]->start_mark.line + 1,
+				  seen->node[j]->start_mark.column + 1);
+			return;
+		}
+	seen->node[seen->n] = port_node;
+	cfg->rpc.udp_ports[seen->n] = (uint16_t)it.port;
+	cfg->rpc.port_proto[seen->n++] = (uint8_t)tlb_proto_find(it.protocol);
+}
+
 /*
  * rpc.ports: a list of {port, protocol}, stored in rpc.udp_ports and
  * rpc.port_proto in the order given. Each port once.
@@ -1153,64 +1230,13 @@ static void
 parse_rpc_ports(struct cfg_ctx *ctx, const struct cfg_key *key,
 		const yaml_node_t *node, const char *path, void *field)
 {
-	const yaml_node_t *seen[TLB_RPC_MAX_PORTS] = {NULL};
-	struct tlb_config *cfg = ctx->cfg;
-	char ipath[CFG_PATH_MAX];
-	struct rpc_port_item it;
-	yaml_node_item_t *items;
-	unsigned int used = 0;
-	size_t i, n;
-	int errors_before;
+	struct rpc_ports_seen seen = {.n = 0};
 
 	(void)key;
 	(void)field;
-	if (!get_items(ctx, node, path, &items, &n))
-		return;
-	if (n == 0) {
-		cfg_error(ctx, node, "%s: expected at least 1 port", path);
-		return;
-	}
-	if (n > TLB_RPC_MAX_PORTS) {
-		cfg_error(ctx, node, "%s: too many ports (%zu, max %u)", path,
-			  n, TLB_RPC_MAX_PORTS);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		const yaml_node_t *item =
-			yaml_document_get_node(ctx->doc, items[i]);
-		const yaml_node_t *port_node;
-
-		item_path(ipath, sizeof(ipath), path, i);
-		if (item->type != YAML_MAPPING_NODE) {
-			cfg_error(ctx, item,
-				  "%s: wrong type: expected a "
-				  "mapping {port, protocol}, got %s",
-				  ipath, node_kind_str(item));
-			continue;
-		}
-		memset(&it, 0, sizeof(it));
-		errors_before = ctx->n_errors;
-		parse_map(ctx, item, rpc_port_keys, NULL, ipath, &it);
-		if (ctx->n_errors != errors_before)
-			continue;
-		port_node = map_get(ctx->doc, item, "port");
-		for (unsigned int j = 0; j < used; j++)
-			if (cfg->rpc.udp_ports[j] == it.port) {
-				cfg_error(ctx, port_node,
-					  "%s.port: duplicate port %u (first "
-					  "at %zu:%zu)",
-					  ipath, it.port,
-					  seen[j]->start_mark.line + 1,
-					  seen[j]->start_mark.column + 1);
-				goto next;
-			}
-		seen[used] = port_node;
-		cfg->rpc.udp_ports[used] = (uint16_t)it.port;
-		cfg->rpc.port_proto[used++] =
-			(uint8_t)tlb_proto_find(it.protocol);
-	next:;
-	}
-	cfg->rpc.n_udp_ports = used;
+	if (parse_map_list(ctx, node, path, "port", "{port, protocol}",
+			   TLB_RPC_MAX_PORTS, parse_rpc_port, &seen) >= 0)
+		ctx->cfg->rpc.n_udp_ports = seen.n;
 }
 
 static bool

@@ -329,10 +329,7 @@ static const struct cli_opt opts[] = {
 	 .def = "10",
 	 .help = "wait this long for the link to come up, at the\n"
 		 "start and after it went down"},
-	{.name = "help",
-	 .letter = 'h',
-	 .kind = CLI_HELP,
-	 .help = "show this help"},
+	CLI_OPT_HELP('h'),
 	{.kind = CLI_END},
 };
 

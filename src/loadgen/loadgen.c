@@ -988,16 +988,6 @@ run_loop(struct lg_run *r, bool more)
 		       r->track.evicted, r->track.mask + 1);
 }
 
-/* Where the tool's own options begin: after the first "--", if any. */
-static int
-find_app_args(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return argc;
-}
-
 static void
 eal_usage_hook(const char *prog)
 {
@@ -1163,7 +1153,7 @@ main(int argc, char **argv)
 	struct lg_port port = {0};
 	struct lg_ctx ctx;
 	FILE *csv = NULL, *slo_csv = NULL;
-	int sep = find_app_args(argc, argv);
+	int sep = cli_find_dashdash(argc, argv);
 	char **app_argv;
 	int app_argc = argc - sep;
 	int rc, status = EXIT_FAILURE;

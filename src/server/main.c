@@ -68,16 +68,6 @@ eal_usage_hook(const char *prog)
 	usage(stdout);
 }
 
-/* Where the server's own options begin: the first "--", or the end. */
-static int
-find_app_args(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0)
-			return i;
-	return argc;
-}
-
 /* The options after "--", parsed before the EAL starts so that a usage
  * error needs no EAL. argv[sep] ("--") stands in for the program name.
  * CLI_OK, CLI_DONE or CLI_ERROR. */
@@ -212,7 +202,7 @@ main(int argc, char **argv)
 {
 	unsigned int lcore, n_workers, need_workers;
 	struct sigaction sa;
-	int sep = find_app_args(argc, argv);
+	int sep = cli_find_dashdash(argc, argv);
 	uint32_t i;
 	int ret, rc = 1;
 

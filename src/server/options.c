@@ -208,7 +208,7 @@ static const struct cli_opt opts[] = {
 		 "it (poll) or when the client sent it (sent: its\n"
 		 "client_ts, for a client on this machine, sharing\n"
 		 "its TSC)"},
-	{.name = "help", .kind = CLI_HELP, .help = "show this help"},
+	CLI_OPT_HELP(0),
 	{.kind = CLI_END},
 };
 

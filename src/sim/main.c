@@ -233,11 +233,8 @@ static const struct cli_opt opts[] = {
 	 .kind = CLI_FLAG,
 	 CLI_DEST(C.json),
 	 .help = "one JSON object per line"},
-	{.name = "help",
-	 .letter = 'h',
-	 .kind = CLI_HELP,
-	 .help = "show this help"},
-	{.name = "version", .kind = CLI_VERSION, .help = "show the version"},
+	CLI_OPT_HELP('h'),
+	CLI_OPT_VERSION(0),
 	{.kind = CLI_END},
 };
 

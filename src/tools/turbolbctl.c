@@ -1496,14 +1496,8 @@ static const struct cli_opt opts[] = {
 	 .kind = CLI_FLAG,
 	 CLI_DEST(O.all),
 	 .help = "stats: list drop reasons that are 0 too"},
-	{.name = "help",
-	 .letter = 'h',
-	 .kind = CLI_HELP,
-	 .help = "show this help"},
-	{.name = "version",
-	 .letter = 'V',
-	 .kind = CLI_VERSION,
-	 .help = "show the version"},
+	CLI_OPT_HELP('h'),
+	CLI_OPT_VERSION('V'),
 	{.kind = CLI_END},
 };
 

@@ -9,10 +9,13 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <rte_eal.h>
 #include <rte_eth_ring.h>
 #include <rte_ethdev.h>
+#include <rte_launch.h>
 
 #include "harness.h"
+#include "port.h"
 
 void
 make_port(const char *name, struct ring_port *p, unsigned int n)
@@ -94,4 +97,85 @@ drain(struct rte_ring *r)
 	while ((n = collect(r, tmp, 64)) != 0)
 		total += n;
 	return total;
+}
+
+int
+eal_init_dps(const char *prog, char *const extra[])
+{
+	static const char *const base[] = {
+		"--no-huge",
+		"-m",
+		"256",
+		"--no-shconf",
+		"--no-pci",
+		"--lcores=0@0,1@0,2@1",
+		"--log-level=lib.*:error",
+	};
+	char *argv[16];
+	int argc = 0;
+
+	argv[argc++] = (char *)prog;
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++)
+		argv[argc++] = (char *)base[i];
+	for (; extra != NULL && *extra != NULL; extra++) {
+		if (argc == (int)(sizeof(argv) / sizeof(argv[0])) - 1)
+			return -1;
+		argv[argc++] = *extra;
+	}
+	argv[argc] = NULL;
+	return rte_eal_init(argc, argv) < 0 ? -1 : 0;
+}
+
+int
+dp_set_load(struct dp_set *s, const char *name, const char *yaml)
+{
+	size_t len = strlen(yaml);
+
+	if (tlb_config_load_buffer(name, yaml, len, &s->cfg, stderr) != 0)
+		return -1;
+	return tlb_ports_setup(&s->cfg, &s->pool);
+}
+
+int
+dp_set_start(struct dp_set *s)
+{
+	unsigned int n = s->cfg.datapath.n_lcores;
+	char err[256];
+
+	if (n > MAX_DPS) {
+		fprintf(stderr, "datapath.lcores: %u, max %u here\n", n,
+			MAX_DPS);
+		return -1;
+	}
+	for (unsigned int d = 0; d < n; d++) {
+		if (tlb_dp_init(&s->dp[d], &s->cfg, s->cfg.datapath.lcores[d],
+				d, NULL, err, sizeof(err)) != 0) {
+			fprintf(stderr, "%s\n", err);
+			return -1;
+		}
+		tlb_dps[tlb_n_dps++] = &s->dp[d];
+	}
+	for (unsigned int d = 0; d < n; d++)
+		if (rte_eal_remote_launch(tlb_dp_main, &s->dp[d],
+					  s->dp[d].lcore_id) != 0)
+			return -1;
+	return 0;
+}
+
+void
+dp_set_stop(void)
+{
+	tlb_force_quit = true;
+	rte_eal_mp_wait_lcore();
+}
+
+void
+dp_set_free(struct dp_set *s)
+{
+	dp_set_stop();
+	/* all of them: tlb_dp_fini() of a zeroed one does nothing */
+	for (unsigned int d = 0; d < MAX_DPS; d++)
+		tlb_dp_fini(&s->dp[d]);
+	tlb_ports_teardown();
+	tlb_config_free(&s->cfg);
 }

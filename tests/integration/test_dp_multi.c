@@ -21,14 +21,11 @@
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "turbolb/config.h"
 #include "dp.h"
 #include "harness.h"
-#include "port.h"
 
 #define N_CORES    4
 #define N_DPS      2
@@ -57,9 +54,8 @@ static const char *yaml =
 	"host: { credits: inband, stale_timeout_us: 60000000 }\n";
 
 static struct ring_port up, df, tgt[N_CORES];
-static struct rte_mempool *pool, *dp_pool;
-static struct tlb_config cfg;
-static struct tlb_dp dps[N_DPS];
+static struct rte_mempool *pool;
+static struct dp_set dps;
 static uint8_t seen[N_REQUESTS + 1];
 static uint64_t served[N_CORES];
 /* slow-path frames sent and seen, per queue, each way */
@@ -234,16 +230,15 @@ test_two_dispatchers(void **state)
 			idle = 0;
 		}
 	}
-	tlb_force_quit = true;
-	rte_eal_mp_wait_lcore();
+	dp_set_stop();
 	if (received != N_REQUESTS)
 		for (unsigned int d = 0; d < N_DPS; d++)
 			for (unsigned int i = 0; i < TLB_DP_N_COUNTERS; i++)
-				if (dps[d].stats.c[i] != 0)
+				if (dps.dp[d].stats.c[i] != 0)
 					fprintf(stderr,
 						"dispatcher %u: %s %lu\n", d,
 						tlb_dp_counter_names[i],
-						(unsigned long)dps[d]
+						(unsigned long)dps.dp[d]
 							.stats.c[i]);
 	assert_int_equal(received, N_REQUESTS);
 
@@ -255,19 +250,20 @@ test_two_dispatchers(void **state)
 		assert_int_equal(rte_ring_count(df.rx[q]), 0);
 		assert_int_equal(slow_down_seen[q], N_SLOW);
 		assert_int_equal(slow_up_seen[q], N_SLOW);
-		assert_int_equal(dps[q].stats.c[TLB_DP_pass_down], N_SLOW);
-		assert_int_equal(dps[q].stats.c[TLB_DP_pass_up], N_SLOW);
+		assert_int_equal(dps.dp[q].stats.c[TLB_DP_pass_down], N_SLOW);
+		assert_int_equal(dps.dp[q].stats.c[TLB_DP_pass_up], N_SLOW);
 	}
 
 	uint64_t steered = 0, responses = 0, completions = 0;
 	for (unsigned int d = 0; d < N_DPS; d++) {
-		steered += dps[d].stats.c[TLB_DP_steered];
-		responses += dps[d].stats.c[TLB_DP_responses];
-		completions += dps[d].stats.c[TLB_DP_completions_inband];
-		assert_int_equal(dps[d].n_cores, N_CORES / N_DPS);
-		for (uint32_t i = 0; i < dps[d].n_cores; i++) {
-			assert_int_equal(dps[d].core_id[i], d + i * N_DPS);
-			assert_int_equal(tlb_lv_outstanding(dps[d].lv, i), 0);
+		steered += dps.dp[d].stats.c[TLB_DP_steered];
+		responses += dps.dp[d].stats.c[TLB_DP_responses];
+		completions += dps.dp[d].stats.c[TLB_DP_completions_inband];
+		assert_int_equal(dps.dp[d].n_cores, N_CORES / N_DPS);
+		for (uint32_t i = 0; i < dps.dp[d].n_cores; i++) {
+			assert_int_equal(dps.dp[d].core_id[i], d + i * N_DPS);
+			assert_int_equal(tlb_lv_outstanding(dps.dp[d].lv, i),
+					 0);
 		}
 	}
 	assert_int_equal(steered, N_REQUESTS);
@@ -281,20 +277,10 @@ test_two_dispatchers(void **state)
 static int
 group_setup(void **state)
 {
-	char *argv[] = {"test_dp_multi",
-			"--no-huge",
-			"-m",
-			"256",
-			"--no-shconf",
-			"--no-pci",
-			"--lcores=0@0,1@0,2@1",
-			"--log-level=lib.*:error",
-			NULL};
 	char name[16];
-	char err[256];
 
 	(void)state;
-	if (rte_eal_init(8, argv) < 0)
+	if (eal_init_dps("test_dp_multi", NULL) != 0)
 		return -1;
 	make_port("up", &up, N_DPS);
 	make_port("df", &df, N_DPS);
@@ -304,36 +290,16 @@ group_setup(void **state)
 	}
 	pool = rte_pktmbuf_pool_create("test_pool", 8192, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	if (pool == NULL ||
-	    tlb_config_load_buffer("multi.yaml", yaml, strlen(yaml), &cfg,
-				   stderr) != 0 ||
-	    tlb_ports_setup(&cfg, &dp_pool) != 0)
+	if (pool == NULL || dp_set_load(&dps, "multi.yaml", yaml) != 0)
 		return -1;
-	for (unsigned int d = 0; d < N_DPS; d++) {
-		if (tlb_dp_init(&dps[d], &cfg, cfg.datapath.lcores[d], d, NULL,
-				err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
-			return -1;
-		}
-		tlb_dps[tlb_n_dps++] = &dps[d];
-	}
-	for (unsigned int d = 0; d < N_DPS; d++)
-		if (rte_eal_remote_launch(tlb_dp_main, &dps[d],
-					  dps[d].lcore_id) != 0)
-			return -1;
-	return 0;
+	return dp_set_start(&dps);
 }
 
 static int
 group_teardown(void **state)
 {
 	(void)state;
-	tlb_force_quit = true;
-	rte_eal_mp_wait_lcore();
-	for (unsigned int d = 0; d < N_DPS; d++)
-		tlb_dp_fini(&dps[d]);
-	tlb_ports_teardown();
-	tlb_config_free(&cfg);
+	dp_set_free(&dps);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -34,14 +34,11 @@
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
-#include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "turbolb/config.h"
 #include "dp.h"
 #include "harness.h"
-#include "port.h"
 
 #define N_CORES    4
 #define N_DPS      2
@@ -52,9 +49,8 @@
 
 static char up_if[IFNAMSIZ], df_if[IFNAMSIZ];
 static struct ring_port tgt[N_CORES];
-static struct rte_mempool *pool, *dp_pool;
-static struct tlb_config cfg;
-static struct tlb_dp dps[N_DPS];
+static struct rte_mempool *pool;
+static struct dp_set dps;
 static int up_sock = -1, df_sock = -1;
 static uint8_t seen[N_REQUESTS + 1];
 
@@ -201,8 +197,7 @@ test_tap_queues(void **state)
 			idle = 0;
 		}
 	}
-	tlb_force_quit = true;
-	rte_eal_mp_wait_lcore();
+	dp_set_stop();
 
 	/* The taps were configured for RSS over UDP and IP (the hash types
 	 * net_tap offers), the host cores' ports without. */
@@ -224,9 +219,9 @@ test_tap_queues(void **state)
 		fprintf(stderr,
 			"dispatcher %u: rx_uplink %" PRIu64 " steered %" PRIu64
 			" pass_down %" PRIu64 "\n",
-			d, dps[d].stats.c[TLB_DP_rx_uplink],
-			dps[d].stats.c[TLB_DP_steered],
-			dps[d].stats.c[TLB_DP_pass_down]);
+			d, dps.dp[d].stats.c[TLB_DP_rx_uplink],
+			dps.dp[d].stats.c[TLB_DP_steered],
+			dps.dp[d].stats.c[TLB_DP_pass_down]);
 	assert_int_equal(received, N_REQUESTS);
 	assert_int_equal(slow_seen, N_SLOW);
 
@@ -235,10 +230,10 @@ test_tap_queues(void **state)
 		/* The tun driver spread the clients' flows over both uplink
 		 * queues, and the host's over both default-target queues:
 		 * each dispatcher received some of each. */
-		assert_true(dps[d].stats.c[TLB_DP_steered] > 0);
-		assert_true(dps[d].stats.c[TLB_DP_pass_down] > 0);
-		steered += dps[d].stats.c[TLB_DP_steered];
-		pass_down += dps[d].stats.c[TLB_DP_pass_down];
+		assert_true(dps.dp[d].stats.c[TLB_DP_steered] > 0);
+		assert_true(dps.dp[d].stats.c[TLB_DP_pass_down] > 0);
+		steered += dps.dp[d].stats.c[TLB_DP_steered];
+		pass_down += dps.dp[d].stats.c[TLB_DP_pass_down];
 	}
 	assert_int_equal(steered, N_REQUESTS);
 	/* Every slow-path frame drained from the default target's queues;
@@ -268,27 +263,16 @@ static int
 group_setup(void **state)
 {
 	char vdev_up[64], vdev_df[64];
-	char *argv[] = {"test_dp_tap",
-			"--no-huge",
-			"-m",
-			"256",
-			"--no-shconf",
-			"--no-pci",
-			"--lcores=0@0,1@0,2@1",
-			"--log-level=lib.*:error",
-			vdev_up,
-			vdev_df,
-			NULL};
+	char *vdevs[] = {vdev_up, vdev_df, NULL};
 	char yaml[1024];
 	char name[16];
-	char err[256];
 
 	(void)state;
 	snprintf(up_if, sizeof(up_if), "tlbup%d", (int)getpid() % 100000);
 	snprintf(df_if, sizeof(df_if), "tlbdf%d", (int)getpid() % 100000);
 	snprintf(vdev_up, sizeof(vdev_up), "--vdev=net_tap0,iface=%s", up_if);
 	snprintf(vdev_df, sizeof(vdev_df), "--vdev=net_tap1,iface=%s", df_if);
-	if (rte_eal_init(10, argv) < 0)
+	if (eal_init_dps("test_dp_tap", vdevs) != 0)
 		return -1;
 	ipv6_off(up_if);
 	ipv6_off(df_if);
@@ -313,10 +297,7 @@ group_setup(void **state)
 		 "host: { credits: inband, stale_timeout_us: 60000000 }\n");
 	pool = rte_pktmbuf_pool_create("test_pool", 8192, 0, 0,
 				       RTE_MBUF_DEFAULT_BUF_SIZE, 0);
-	if (pool == NULL ||
-	    tlb_config_load_buffer("tap.yaml", yaml, strlen(yaml), &cfg,
-				   stderr) != 0 ||
-	    tlb_ports_setup(&cfg, &dp_pool) != 0)
+	if (pool == NULL || dp_set_load(&dps, "tap.yaml", yaml) != 0)
 		return -1;
 	up_sock = packet_socket(up_if);
 	df_sock = packet_socket(df_if);
@@ -324,35 +305,19 @@ group_setup(void **state)
 		perror("AF_PACKET socket on the taps");
 		return -1;
 	}
-	for (unsigned int d = 0; d < N_DPS; d++) {
-		if (tlb_dp_init(&dps[d], &cfg, cfg.datapath.lcores[d], d, NULL,
-				err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
-			return -1;
-		}
-		tlb_dps[tlb_n_dps++] = &dps[d];
-	}
-	for (unsigned int d = 0; d < N_DPS; d++)
-		if (rte_eal_remote_launch(tlb_dp_main, &dps[d],
-					  dps[d].lcore_id) != 0)
-			return -1;
-	return 0;
+	return dp_set_start(&dps);
 }
 
 static int
 group_teardown(void **state)
 {
 	(void)state;
-	tlb_force_quit = true;
-	rte_eal_mp_wait_lcore();
-	for (unsigned int d = 0; d < N_DPS; d++)
-		tlb_dp_fini(&dps[d]);
+	dp_set_stop();
 	if (up_sock >= 0)
 		close(up_sock);
 	if (df_sock >= 0)
 		close(df_sock);
-	tlb_ports_teardown();
-	tlb_config_free(&cfg);
+	dp_set_free(&dps);
 	rte_eal_cleanup();
 	return 0;
 }

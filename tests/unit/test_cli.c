@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The command-line layer (src/common): the value parsers, the table
- * walker (defaults, ranges, short and long forms, errors and their one
- * channel, --help from the table) and the progress line's estimate and
- * text.
+ * The command-line layer (src/common): the value parsers, the "--"
+ * finder, the table walker (defaults, ranges, short and long forms, errors and
+ * their one channel, --help from the table) and the progress line's estimate
+ * and text.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -241,6 +241,46 @@ test_port(void **state)
 	assert_int_equal(cli_port_number("0x1", &id), -1);
 }
 
+/* ---- where the tool's own options begin ---- */
+
+/* cli_find_dashdash() over "prog" and then words. */
+static int
+dashdash_v(const char *const *words)
+{
+	char *argv[16];
+	int argc = 0;
+
+	argv[argc++] = (char *)"prog";
+	for (; *words != NULL; words++)
+		argv[argc++] = (char *)*words;
+	argv[argc] = NULL;
+	return cli_find_dashdash(argc, argv);
+}
+
+#define DASHDASH(...) dashdash_v((const char *const[]){__VA_ARGS__, NULL})
+
+static void
+test_dashdash(void **state)
+{
+	char *lead[] = {(char *)"--", (char *)"-l", (char *)"--", NULL};
+
+	(void)state;
+	/* none: argc, the tool has no options */
+	assert_int_equal(dashdash_v((const char *const[]){NULL}), 1);
+	assert_int_equal(DASHDASH("-l", "0-1", "--no-huge"), 4);
+	/* first, last, and the first of two */
+	assert_int_equal(DASHDASH("--", "--cores", "2"), 1);
+	assert_int_equal(DASHDASH("-l", "0", "--"), 3);
+	assert_int_equal(DASHDASH("-a", "x", "--", "--port", "--"), 3);
+	/* only the word itself */
+	assert_int_equal(DASHDASH("---", "--x", "-", "--=", "-- ", ""), 7);
+	/* a "--" meant as an EAL option's value ends the EAL's words */
+	assert_int_equal(DASHDASH("--file-prefix", "--", "--cores", "2"), 2);
+	/* argv[0] is the program whatever it says; argc bounds the search */
+	assert_int_equal(cli_find_dashdash(3, lead), 2);
+	assert_int_equal(cli_find_dashdash(2, lead), 2);
+}
+
 /* ---- the table walker ---- */
 
 static struct {
@@ -381,11 +421,8 @@ static const struct cli_opt topts[] = {
 	 .kind = CLI_FLAG,
 	 CLI_DEST(t.verbose),
 	 .help = "more"},
-	{.name = "help", .letter = 'h', .kind = CLI_HELP, .help = "help"},
-	{.name = "version",
-	 .letter = 'V',
-	 .kind = CLI_VERSION,
-	 .help = "version"},
+	CLI_OPT_HELP('h'),
+	CLI_OPT_VERSION('V'),
 	{.kind = CLI_END},
 };
 
@@ -661,6 +698,7 @@ main(void)
 		cmocka_unit_test(test_mac),
 		cmocka_unit_test(test_list),
 		cmocka_unit_test(test_port),
+		cmocka_unit_test(test_dashdash),
 		cmocka_unit_test(test_walker_defaults_and_values),
 		cmocka_unit_test(test_walker_words),
 		cmocka_unit_test(test_walker_errors),
