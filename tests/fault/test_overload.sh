@@ -9,10 +9,10 @@
 #
 # During the overload (a telemetry sampler polls /turbolb/stats and
 # /turbolb/cores every 50 ms):
-#   - telemetry keeps answering and the dispatcher keeps looping (`loops`
-#     grows over the overload and never goes back);
+#   - telemetry keeps answering (no query fails) and the dispatcher keeps
+#     looping (`loops` grows over the overload and never goes back);
 #   - the FIFO never holds more than its capacity (fifo_depth <= C) and is
-#     used; no core ever has more than k outstanding;
+#     used (its held counter); no core ever has more than k outstanding;
 #   - what does not fit is dropped and counted (drop_fifo_full);
 #   - nothing admitted times out (late == 0, timeout 5 s);
 #   - admitted requests have a bounded latency. The model: an admitted
@@ -58,11 +58,16 @@ fault_snapshot end
 python3 "$FAULT_PY" overload-samples "$TOPO_RUN/samples.jsonl" > "$TOPO_RUN/samples.txt"
 read -r _ n_samples _ n_win _ loops_ok _ flat _ max_fifo _ max_out _ max_dt _ qfail < "$TOPO_RUN/samples.txt"
 note "telemetry: $n_samples samples, $n_win during the overload (slowest answer then ${max_dt} ms, $qfail failed); loops flat in $flat of those intervals; max fifo_depth $max_fifo, max outstanding at a core $max_out"
-check "telemetry answered during the overload (>= 5 samples)" ge "${n_win:-0}" 5
+# Answered at all and never failed: how many samples fit in the overload
+# is the machine's scheduling, not the daemon's.
+check "telemetry answered during the overload ($n_win samples, $qfail failed)" \
+	[ "${n_win:-0}" -ge 1 -a "${qfail:-1}" = 0 ]
 check "dispatcher kept looping during the overload" eq "${loops_ok:-0}" 1
 check "FIFO within its capacity (max fifo_depth $max_fifo <= $C)" \
 	[ "${max_fifo:-99999}" -le "$C" ]
-check "FIFO used during the overload" [ "${max_fifo:-0}" -gt 0 ]
+# Counted, not sampled: a sampler may miss every moment the FIFO held.
+held=$(fstat held)
+check "FIFO used during the overload (held $held)" [ "${held:-0}" -gt 0 ]
 check "no core beyond k (max outstanding $max_out <= $K)" \
 	[ "${max_out:-99999}" -le "$K" -a "${max_out:--1}" -ge 0 ]
 check "overflow counted (drop_fifo_full)" [ "$(fstat drop_fifo_full)" -gt 0 ]
