@@ -3,7 +3,8 @@
 # What the host's feedback frames cost (docs/host-integration.md): the
 # memif topology (scripts/lib/topology.sh) with ring credits over
 # host.transport: packet, 4 host cores, jsq, turbolb-server --feedback
-# packet --batch BATCH; for each --feedback-hold-us in HOLDS and each rate
+# packet --batch BATCH; for each --feedback-hold-us in HOLDS (the word
+# "state": in-band credits and turbolb-server --feedback state) and each rate
 # in RATES one run of DURATION s of DIST requests. The server's stats give
 # the feedback frames and responses it sent, the load generator the
 # latency and what was lost.
@@ -38,9 +39,16 @@ python3 "$top/scripts/feedback_share.py" row --header > "$res"
 for hold in $HOLDS; do
 	for rate in $RATES; do
 		topo_init "fbshare-$hold-$rate"
-		topo_config cores=4 policy=jsq credits=ring transport=packet
-		topo_start_daemon
-		topo_start_server --batch "$BATCH" --feedback-hold-us "$hold"
+		if [ "$hold" = state ]; then
+			# In-band completions, frames of state and heartbeat.
+			topo_config cores=4 policy=jsq credits=inband transport=packet
+			topo_start_daemon
+			topo_start_server
+		else
+			topo_config cores=4 policy=jsq credits=ring transport=packet
+			topo_start_daemon
+			topo_start_server --batch "$BATCH" --feedback-hold-us "$hold"
+		fi
 		topo_loadgen "$TOPO_RUN/loadgen.json" --rate "$rate" \
 			--duration "$DURATION" --dist "$DIST" --flows 64 \
 			--timeout-ms 2000

@@ -5,7 +5,9 @@ frames cost against its responses, from turbolb-server's stats JSON and
 turbolb-loadgen's JSON of one run.
 
     feedback_share.py row HOLD_US RATE SERVER_JSON LOADGEN_JSON
-        one CSV row (header with --header instead of the four arguments)
+        one CSV row (header with --header instead of the four arguments);
+        HOLD_US "state": frames of run state and heartbeat only
+        (turbolb-server --feedback state, host.credits: inband)
     feedback_share.py table RESULTS_CSV
         the Markdown table of docs/host-integration.md
 
@@ -15,6 +17,8 @@ import csv
 import json
 import sys
 
+# The hold column's value for frames that carry no completions.
+STATE = "state"
 COLS = ["hold_us", "rate", "responses", "frames", "frames_per_response",
         "share_pct", "p50_us", "p99_us", "lost"]
 
@@ -26,7 +30,7 @@ def row(hold_us, rate, server, loadgen):
     frames = total["feedback"]["frames"]
     resp = total["responses_sent"]
     return {
-        "hold_us": int(hold_us),
+        "hold_us": STATE if hold_us == STATE else int(hold_us),
         "rate": int(rate),
         "responses": resp,
         "frames": frames,
@@ -52,7 +56,8 @@ def table(rows):
     share, and p50/p99, in the order the holds first appear."""
     holds, rates, by = [], [], {}
     for r in rows:
-        h, q = int(r["hold_us"]), int(r["rate"])
+        h = r["hold_us"] if r["hold_us"] == STATE else int(r["hold_us"])
+        q = int(r["rate"])
         if h not in holds:
             holds.append(h)
         if q not in rates:
@@ -62,7 +67,8 @@ def table(rows):
     head = "| req/s |"
     rule = "|---:|"
     for h in holds:
-        head += " hold %d µs: frames/resp | share | p50 / p99 µs |" % h
+        head += " %s: frames/resp | share | p50 / p99 µs |" % (
+            "state only" if h == STATE else "hold %d µs" % h)
         rule += "---:|---:|---:|"
     out = [head, rule]
     for q in rates:

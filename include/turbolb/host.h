@@ -45,7 +45,9 @@
  * completions of a hold period, and the daemon sees a core's completions
  * up to that much late (docs/host-integration.md weighs the two). There
  * is no region to go stale: a daemon that restarts takes the next frame
- * of each core as its base.
+ * of each core as its base. With feedback_state_only, completions make
+ * no frame due: frames go at state changes, after an unsent frame and at
+ * the heartbeat, and the daemon completes requests from the responses.
  *
  * Scheduler kick: each core's slot also names the thread serving it (pid
  * and tid of the thread that first used the handle, or last called
@@ -99,6 +101,13 @@ struct tlb_host_opts {
 	 * threads with clock_arg. For a test's clock, or a server's own. */
 	uint64_t (*clock_ns)(void *clock_arg);
 	void *clock_arg;
+	/* Packet transport, for a daemon that completes requests from the
+	 * responses it forwards (turbolbd's host.credits: inband): frames
+	 * say run state, heartbeat and epoch, and no completion makes one
+	 * due (nor is feedback_hold_us used). Completions are still counted
+	 * and each frame carries their totals. false (tlb_host_opts_init):
+	 * completions make frames due as "Packet transport" above says. */
+	bool feedback_state_only;
 };
 
 /* One core's counters. Each is written by the core's thread only; read

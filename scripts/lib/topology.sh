@@ -46,7 +46,8 @@ topo_init() {
 #   (datapath.housekeeping_us), hold_ns= (datapath.tx_hold_ns),
 #   main_lcore= (eal.main_lcore), transport=shm|none|packet
 #   (host.transport; none: the server runs without --credit-ring; packet:
-#   with --feedback packet, feedback frames on its queues)
+#   with --feedback packet, feedback frames on its queues, or with
+#   credits=inband --feedback state, frames of run state and heartbeat)
 #   default_tap=IFACE: a default target, net_tap on a kernel interface
 #   IFACE (the slow path, where kick frames leave with transport packet)
 #   port_per_core=true: one memif port per host core (host0.sock ..), the
@@ -88,6 +89,7 @@ topo_config() {
 	done
 	TOPO_CORES=$cores
 	TOPO_TRANSPORT=${transport:-shm}
+	TOPO_CREDITS=$credits
 	TOPO_PORT_PER_CORE=$port_per_core
 	local i
 	{
@@ -235,7 +237,15 @@ topo_start_server() {
 	# ring to report to.
 	case ${TOPO_TRANSPORT:-shm} in
 	none) ;;
-	packet) opts+=(--feedback packet) ;;
+	packet)
+		# In-band credits: the daemon completes from the responses and
+		# the frames say only run state and heartbeat.
+		if [ "${TOPO_CREDITS:-ring}" = inband ]; then
+			opts+=(--feedback state)
+		else
+			opts+=(--feedback packet)
+		fi
+		;;
 	*) opts+=(--credit-ring "$TOPO_RING") ;;
 	esac
 	${MESON_EXE_WRAPPER:-} "$TLBSRV" --no-huge -m 128 --file-prefix "srv-$TOPO_NAME" --lcores="$lc" \

@@ -109,7 +109,9 @@ struct tlb_host {
 	uint64_t check_ns;
 	uint32_t batch;
 	bool packet;      /* feedback frames, no credit ring */
-	uint64_t hold_ns; /* packet transport: feedback_hold_us */
+	bool state_only;  /* packet: completions make no frame due */
+	uint64_t hold_ns; /* packet transport: feedback_hold_us (0 when
+			   * state_only) */
 	uint64_t (*clock_ns)(void *arg);
 	void *clock_arg;
 	char name[TLB_CR_NAME_MAX];
@@ -388,9 +390,11 @@ core_post(struct tlb_host_core *c)
 		discard_pending(c);
 		return;
 	}
-	/* Packet transport: the core's next feedback frame carries them. */
+	/* Packet transport: the core's next feedback frame carries them;
+	 * state only, that frame comes when something else makes it due. */
 	if (c->host->packet) {
-		c->fb_due = true;
+		if (!c->host->state_only)
+			c->fb_due = true;
 		return;
 	}
 	/* Only a ring full for billions of completions gets here with more
@@ -513,6 +517,7 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 		o.feedback_hold_us = opts->feedback_hold_us;
 		o.clock_ns = opts->clock_ns;
 		o.clock_arg = opts->clock_arg;
+		o.feedback_state_only = opts->feedback_state_only;
 	}
 	if (o.batch > TLB_HOST_BATCH_MAX) {
 		host_err(err, errlen, "feedback: batch %u out of range 1..%u",
@@ -536,8 +541,9 @@ tlb_host_open_packet(uint32_t n_cores, const struct tlb_host_opts *opts,
 	h = mem;
 	memset(h, 0, sizeof(*h));
 	h->packet = true;
+	h->state_only = o.feedback_state_only;
 	h->batch = o.batch;
-	h->hold_ns = (uint64_t)o.feedback_hold_us * 1000u;
+	h->hold_ns = h->state_only ? 0 : (uint64_t)o.feedback_hold_us * 1000u;
 	h->clock_ns = o.clock_ns != NULL ? o.clock_ns : mono_clock;
 	h->clock_arg = o.clock_arg;
 	h->cur = calloc(1, sizeof(*h->cur));

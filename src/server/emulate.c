@@ -195,7 +195,7 @@ emu_loop(void *arg)
 	for (uint32_t i = 0; i < conf.n_cores; i++) {
 		if (cores[i].credit != NULL) {
 			tlb_host_flush(cores[i].credit);
-			if (conf.feedback_packet)
+			if (conf.feedback != SRV_FB_RING)
 				tlb_host_set_offline(cores[i].credit);
 			else
 				tlb_host_set_running(cores[i].credit, false);

@@ -100,10 +100,11 @@ credit_setup(void)
 	tlb_host_opts_init(&o);
 	o.batch = conf.batch;
 	o.feedback_hold_us = conf.feedback_hold_us;
-	if (conf.feedback_packet) {
+	o.feedback_state_only = conf.feedback == SRV_FB_STATE;
+	if (conf.feedback != SRV_FB_RING) {
 		host = tlb_host_open_packet(conf.n_cores, &o, err, sizeof(err));
 		if (host == NULL) {
-			SRV_LOG(ERR, "--feedback packet: %s", err);
+			SRV_LOG(ERR, "--feedback: %s", err);
 			return -1;
 		}
 		if (conf.agent_ring != NULL &&
@@ -114,11 +115,17 @@ credit_setup(void)
 		}
 		for (uint32_t i = 0; i < conf.n_cores; i++)
 			cores[i].credit = tlb_host_core(host, i);
-		SRV_LOG(INFO,
-			"feedback frames on each core's queue: host epoch "
-			"%" PRIu64 ", batch %u, hold %u us",
-			tlb_host_epoch(host), conf.batch,
-			conf.feedback_hold_us);
+		if (conf.feedback == SRV_FB_STATE)
+			SRV_LOG(INFO,
+				"feedback frames of run state and heartbeat "
+				"on each core's queue: host epoch %" PRIu64,
+				tlb_host_epoch(host));
+		else
+			SRV_LOG(INFO,
+				"feedback frames on each core's queue: host "
+				"epoch %" PRIu64 ", batch %u, hold %u us",
+				tlb_host_epoch(host), conf.batch,
+				conf.feedback_hold_us);
 		return 0;
 	}
 	/* Like the port: wait for turbolbd, so start order does not matter
@@ -286,7 +293,7 @@ main(int argc, char **argv)
 			conf.kv_capacity);
 		goto out_cores;
 	}
-	if ((conf.credit_ring != NULL || conf.feedback_packet) &&
+	if ((conf.credit_ring != NULL || conf.feedback != SRV_FB_RING) &&
 	    credit_setup() < 0)
 		goto out_host;
 	if (find_ports() < 0 || ports_setup() < 0)

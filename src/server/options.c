@@ -21,7 +21,8 @@ const char *const mode_names[] = {
 };
 
 static const char *const arrival_names[] = {"poll", "sent", NULL};
-static const char *const feedback_names[] = {"ring", "packet", NULL};
+/* In the order of enum srv_feedback. */
+static const char *const feedback_names[] = {"ring", "packet", "state", NULL};
 
 /* --batch's default, as the table spells it, is the library's. */
 _Static_assert(TLB_HOST_BATCH_DEFAULT == 16, "--batch: default 16");
@@ -126,13 +127,15 @@ static const struct cli_opt opts[] = {
 		 "credit ring"},
 	{.name = "feedback",
 	 .kind = CLI_CHOICE,
-	 CLI_DEST(conf.feedback_packet),
+	 CLI_DEST(conf.feedback),
 	 .choices = feedback_names,
 	 .def = "ring",
-	 .arg = "ring|packet",
+	 .arg = "ring|packet|state",
 	 .help = "packet: report completions as feedback frames on\n"
 		 "each core's queue (turbolbd's host.transport:\n"
-		 "packet) instead of a credit ring"},
+		 "packet) instead of a credit ring; state: frames\n"
+		 "of run state and heartbeat only, for turbolbd's\n"
+		 "host.credits: inband"},
 	{.name = "feedback-hold-us",
 	 .kind = CLI_UINT,
 	 CLI_DEST(conf.feedback_hold_us),
@@ -146,8 +149,9 @@ static const struct cli_opt opts[] = {
 	 .kind = CLI_STRING,
 	 CLI_DEST(conf.agent_ring),
 	 .arg = "NAME",
-	 .help = "--feedback packet: publish the cores' threads and\n"
-		 "states in a local ring NAME for turbolb-kickd"},
+	 .help = "--feedback packet or state: publish the cores'\n"
+		 "threads and states in a local ring NAME for\n"
+		 "turbolb-kickd"},
 	{.name = "batch",
 	 .kind = CLI_UINT,
 	 CLI_DEST(conf.batch),
@@ -250,11 +254,11 @@ parse_args(int argc, char **argv)
 				       "every core unless --port-per-core is "
 				       "given",
 				       conf.n_port_names);
-	if (conf.feedback_packet && conf.credit_ring != NULL)
+	if (conf.feedback != SRV_FB_RING && conf.credit_ring != NULL)
 		return cli_usage_error(&spec,
-				       "--feedback packet reports by "
-				       "frames: no --credit-ring with it");
-	if (conf.agent_ring != NULL && !conf.feedback_packet)
+				       "--feedback packet and state report "
+				       "by frames: no --credit-ring with them");
+	if (conf.agent_ring != NULL && conf.feedback == SRV_FB_RING)
 		return cli_usage_error(
 			&spec, "--agent-ring goes with --feedback packet "
 			       "(with a credit ring the agent attaches "

@@ -49,6 +49,14 @@ extern int srv_logtype;
 /* kv.c: entries per set, the smallest --kv-capacity. */
 #define KV_WAYS 8
 
+/* How completions reach turbolbd (--feedback). */
+enum srv_feedback {
+	SRV_FB_RING,   /* a credit ring (--credit-ring) */
+	SRV_FB_PACKET, /* feedback frames with every completion */
+	SRV_FB_STATE,  /* frames of run state and heartbeat only: turbolbd
+			* completes requests from the responses */
+};
+
 enum srv_mode {
 	MODE_SPIN,
 	MODE_KV,
@@ -127,9 +135,9 @@ struct srv_conf {
 	bool port_per_core;
 	enum srv_mode mode;
 	const char *credit_ring;
-	bool feedback_packet;      /* --feedback packet: frames, no ring */
-	uint32_t feedback_hold_us; /* --feedback-hold-us */
-	const char *agent_ring;    /* --agent-ring: for turbolb-kickd */
+	enum srv_feedback feedback; /* --feedback */
+	uint32_t feedback_hold_us;  /* --feedback-hold-us */
+	const char *agent_ring;     /* --agent-ring: for turbolb-kickd */
 	uint32_t idle_sleep_us;
 	uint32_t batch;
 	const char *stats_file;
@@ -258,7 +266,7 @@ feedback_frame(struct srv_core *c)
 	struct rte_mbuf *m;
 	size_t n;
 
-	if (!conf.feedback_packet)
+	if (conf.feedback == SRV_FB_RING)
 		return NULL;
 	n = tlb_host_feedback(c->credit, buf, sizeof(buf));
 	if (likely(n == 0))

@@ -155,7 +155,7 @@ core_loop(void *arg)
 		tlb_host_flush(c->credit);
 		/* Feedback frames: the last one takes the core out of
 		 * rotation (the ring's close does it for the ring). */
-		if (conf.feedback_packet)
+		if (conf.feedback != SRV_FB_RING)
 			tlb_host_set_offline(c->credit);
 		else
 			tlb_host_set_running(c->credit, false);

@@ -37,7 +37,7 @@ json_counters(FILE *f, const struct core_stats *s,
 	fprintf(f, "%s\"nonlinear_drops\": %" PRIu64 ",\n", ind, s->nonlinear);
 	fprintf(f, "%s\"response_errors\": %" PRIu64 ",\n", ind, s->resp_err);
 	fprintf(f, "%s\"idle_sleeps\": %" PRIu64 ",\n", ind, s->idle_sleeps);
-	if (conf.feedback_packet)
+	if (conf.feedback != SRV_FB_RING)
 		fprintf(f,
 			"%s\"feedback\": {\"frames\": %" PRIu64
 			", \"tx_drops\": %" PRIu64 ", \"no_mbuf\": %" PRIu64

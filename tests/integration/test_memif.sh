@@ -5,7 +5,8 @@
 # id; the daemon's counters agree with the load generator's and the
 # server's; telemetry answers through dpdk-telemetry.py. Run once per
 # credit mode, and with ring credits once per host transport that carries
-# them (the shared-memory ring, feedback frames). No assertion on time:
+# them (the shared-memory ring, feedback frames), and in-band credits with
+# frames of run state and heartbeat beside them. No assertion on time:
 # waits are bounded polls.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -63,6 +64,8 @@ print(s.get("served", sum(c.get("served", 0) for c in s.get("cores", []))))' "$T
 run_mode ring completions_credit
 run_mode inband completions_inband
 run_mode ring completions_credit packet
+# Frames of run state and heartbeat only (turbolb-server --feedback state).
+run_mode inband completions_inband packet
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -38,6 +38,11 @@ class Row(unittest.TestCase):
         self.assertAlmostEqual(r["p50_us"], 5.0)
         self.assertAlmostEqual(r["p99_us"], 20.0)
 
+    def test_state_only(self):
+        r = fs.row("state", "2000", server(10, 990), loadgen())
+        self.assertEqual(r["hold_us"], "state")
+        self.assertAlmostEqual(r["share_pct"], 1.0)
+
     def test_nothing_sent(self):
         r = fs.row(0, 2000, server(0, 0), loadgen())
         self.assertEqual(r["frames_per_response"], 0.0)
@@ -63,6 +68,16 @@ class Table(unittest.TestCase):
         self.assertTrue(t[2].startswith("| 2k | 0.890 | 47.1% |"))
         self.assertIn("0.700 | 41.2% | 5.0 / 20.0 (3 lost) |", t[2])
         self.assertTrue(t[3].startswith("| 10k | 0.880 | 46.8% |"))
+
+    def test_table_state_only(self):
+        rows = []
+        for h, fr in (("50", 400), ("state", 10)):
+            line = fs.csv_line(fs.row(h, 2000, server(fr, 1000), loadgen()))
+            rows.append(dict(zip(fs.COLS, line.split(","))))
+        t = fs.table(rows).splitlines()
+        self.assertIn("hold 50 µs", t[0])
+        self.assertIn("state only", t[0])
+        self.assertTrue(t[2].endswith("| 0.010 | 1.0% | 5.0 / 20.0 |"))
 
     def test_main_round_trip(self):
         with tempfile.TemporaryDirectory() as d:

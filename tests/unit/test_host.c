@@ -548,7 +548,7 @@ fake_clock(void *arg)
 }
 
 static struct tlb_host *
-packet_open(uint32_t batch, uint32_t hold_us)
+packet_open_opts(uint32_t batch, uint32_t hold_us, bool state_only)
 {
 	char err[ERRLEN] = "";
 	struct tlb_host_opts o;
@@ -557,6 +557,7 @@ packet_open(uint32_t batch, uint32_t hold_us)
 	tlb_host_opts_init(&o);
 	o.batch = batch;
 	o.feedback_hold_us = hold_us;
+	o.feedback_state_only = state_only;
 	o.clock_ns = fake_clock;
 	o.clock_arg = &fake_ns;
 	/* Far from 0, so that nothing depends on the clock's origin. */
@@ -565,6 +566,12 @@ packet_open(uint32_t batch, uint32_t hold_us)
 	if (h == NULL)
 		fail_msg("tlb_host_open_packet: %s", err);
 	return h;
+}
+
+static struct tlb_host *
+packet_open(uint32_t batch, uint32_t hold_us)
+{
+	return packet_open_opts(batch, hold_us, false);
 }
 
 /* The frame the core has to send now, parsed into m; false when none. */
@@ -751,6 +758,51 @@ test_feedback_heartbeat_unsent(void **state)
 	tlb_host_close(h);
 }
 
+/* State only: completions, however many and however old, make no frame;
+ * a state change, an unsent frame and the heartbeat do, each with the
+ * completions' totals so far. */
+static void
+test_feedback_state_only(void **state)
+{
+	struct tlb_host *h = packet_open_opts(4, 50, true);
+	struct tlb_host_core *c = packet_core(h, 1);
+	struct tlb_host_core_stats st;
+	struct tlb_fb_msg m;
+
+	(void)state;
+	for (int i = 0; i < 9; i++) {
+		tlb_host_complete(c, 10, 3);
+		assert_int_equal(tlb_host_flush(c), 0);
+		fake_ns += 1000000;
+		assert_false(fb_take(c, &m));
+	}
+	tlb_host_set_running(c, false);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.state, TLB_RUN_PARKED);
+	assert_int_equal(m.completions, 9);
+	assert_int_equal(m.work_ns, 90);
+	assert_false(fb_take(c, &m));
+	tlb_host_set_running(c, true);
+	assert_true(fb_take(c, &m));
+	tlb_host_complete(c, 10, 3);
+	tlb_host_feedback_unsent(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 10);
+	/* The heartbeat: 100 ms after the last frame, completions or not. */
+	tlb_host_complete(c, 10, 3);
+	fake_ns += 99999999;
+	tlb_host_beat(c);
+	assert_false(fb_take(c, &m));
+	fake_ns += 1;
+	tlb_host_beat(c);
+	assert_true(fb_take(c, &m));
+	assert_int_equal(m.completions, 11);
+	tlb_host_core_stats(c, &st);
+	assert_int_equal(st.completed, 11);
+	assert_int_equal(st.pending, 0);
+	tlb_host_close(h);
+}
+
 static void
 test_feedback_hold_range(void **state)
 {
@@ -794,6 +846,7 @@ main(void)
 		cmocka_unit_test(test_feedback_no_hold),
 		cmocka_unit_test(test_feedback_state),
 		cmocka_unit_test(test_feedback_heartbeat_unsent),
+		cmocka_unit_test(test_feedback_state_only),
 		cmocka_unit_test(test_feedback_hold_range),
 	};
 
