@@ -1041,8 +1041,8 @@ housekeeping(struct tlb_dp *dp, uint64_t now_ns)
 		for (uint32_t i = 0; i < dp->n_cores; i++) {
 			enum tlb_core_run_state st =
 				tlb_transport_state(dp->host, dp->core_id[i]);
-			bool online = dp->credits == TLB_CREDITS_INBAND ||
-				      st != TLB_RUN_OFFLINE;
+			bool online =
+				!dp->online_by_state || st != TLB_RUN_OFFLINE;
 
 			if (online != (bool)dp->lv->core[i].online)
 				tlb_lv_set_online(dp->lv, i, online);
@@ -1391,6 +1391,8 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		return -1;
 	}
 	dp->credits = cfg->host.credits;
+	dp->online_by_state = cfg->host.credits == TLB_CREDITS_RING ||
+			      cfg->host.transport == TLB_TRANSPORT_PACKET;
 	dp->host = host;
 	/* The packet transport has no doorbell of its own: the kick goes
 	 * over the wire, out of the default target. */
@@ -1477,14 +1479,15 @@ tlb_dp_init(struct tlb_dp *dp, const struct tlb_config *cfg,
 		return -1;
 	}
 	tlb_lv_init(dp->lv, dp->n_cores);
-	/* With credits from the ring, a core is offline until its host
-	 * thread says otherwise. A core whose ring the transport finds
-	 * broken stays in rotation on in-band credits (credit_fallback). */
-	if (host != NULL && dp->credits == TLB_CREDITS_RING) {
+	/* A core whose host says its states (online_by_state) is offline
+	 * until its host thread says otherwise. A core whose ring the
+	 * transport finds broken stays in rotation on in-band credits
+	 * (credit_fallback). */
+	if (host != NULL && dp->online_by_state)
 		for (uint32_t i = 0; i < dp->n_cores; i++)
 			tlb_lv_set_online(dp->lv, i, false);
+	if (host != NULL && dp->credits == TLB_CREDITS_RING)
 		tlb_transport_set_inband_fallback(host, true);
-	}
 
 	struct tlb_port_ref ref = cfg->ports.uplink;
 

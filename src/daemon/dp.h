@@ -120,6 +120,12 @@ struct tlb_dp {
 	uint32_t n_cores; /* host cores in this dispatcher's share */
 	uint32_t core_id[TLB_MAX_CORES]; /* local index -> host core id */
 	enum tlb_credit_mode credits;
+	/* A core is in rotation only while its host says it is not
+	 * offline: with ring credits, and with feedback frames whatever the
+	 * credits (a host that sends frames says when its cores go). With
+	 * in-band credits over shm or none the host may be one that never
+	 * writes a state, and every core is in rotation. */
+	bool online_by_state;
 	uint64_t tsc_hz;
 	uint64_t ns_per_tsc_q32; /* 1e9 / tsc_hz, 32.32 fixed point */
 	/* Hot per-packet counts, plain adds, moved into stats once per poll

@@ -23,6 +23,11 @@ run_mode() {
 	topo_init "memif-$credits-$transport"
 	topo_config cores=4 policy=jsq credits="$credits" transport="$transport"
 	topo_start_daemon || { fail=$((fail + 1)); return; }
+	# A host that sends feedback frames says when its cores are there:
+	# none is in rotation before its first frame, credits ring or inband.
+	[ "$transport" != packet ] ||
+		check "$credits/packet: no core in rotation before the server" \
+			eq "$(topo_cores_online)" 0
 	topo_start_server || { fail=$((fail + 1)); return; }
 
 	local out=$TOPO_RUN/loadgen.json
