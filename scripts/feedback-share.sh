@@ -39,16 +39,13 @@ python3 "$top/scripts/feedback_share.py" row --header > "$res"
 for hold in $HOLDS; do
 	for rate in $RATES; do
 		topo_init "fbshare-$hold-$rate"
-		if [ "$hold" = state ]; then
-			# In-band completions, frames of state and heartbeat.
-			topo_config cores=4 policy=jsq credits=inband transport=packet
-			topo_start_daemon
-			topo_start_server
-		else
-			topo_config cores=4 policy=jsq credits=ring transport=packet
-			topo_start_daemon
-			topo_start_server --batch "$BATCH" --feedback-hold-us "$hold"
-		fi
+		# "state": in-band completions, frames of state and heartbeat
+		# (the topology gives the server --feedback state).
+		credits=ring srv=(--batch "$BATCH" --feedback-hold-us "$hold")
+		[ "$hold" != state ] || { credits=inband; srv=(); }
+		topo_config cores=4 policy=jsq credits="$credits" transport=packet
+		topo_start_daemon
+		topo_start_server "${srv[@]}"
 		topo_loadgen "$TOPO_RUN/loadgen.json" --rate "$rate" \
 			--duration "$DURATION" --dist "$DIST" --flows 64 \
 			--timeout-ms 2000

@@ -23,6 +23,11 @@ COLS = ["hold_us", "rate", "responses", "frames", "frames_per_response",
         "share_pct", "p50_us", "p99_us", "lost"]
 
 
+def hold_value(h):
+    """A hold as given (a number of µs, or STATE), as the rows keep it."""
+    return STATE if h == STATE else int(h)
+
+
 def row(hold_us, rate, server, loadgen):
     """One run's numbers: frames per response, and the frames' share of
     everything the host sent the NIC (frames + responses)."""
@@ -30,7 +35,7 @@ def row(hold_us, rate, server, loadgen):
     frames = total["feedback"]["frames"]
     resp = total["responses_sent"]
     return {
-        "hold_us": STATE if hold_us == STATE else int(hold_us),
+        "hold_us": hold_value(hold_us),
         "rate": int(rate),
         "responses": resp,
         "frames": frames,
@@ -56,8 +61,7 @@ def table(rows):
     share, and p50/p99, in the order the holds first appear."""
     holds, rates, by = [], [], {}
     for r in rows:
-        h = r["hold_us"] if r["hold_us"] == STATE else int(r["hold_us"])
-        q = int(r["rate"])
+        h, q = hold_value(r["hold_us"]), int(r["rate"])
         if h not in holds:
             holds.append(h)
         if q not in rates:

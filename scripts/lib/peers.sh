@@ -153,12 +153,16 @@ peers_net() {
 # multicast snooping: a port forwards as soon as it is up, and the bridge
 # sends nothing of its own.
 peers_bridge() {
-	local nic=$PEERS_NS_NIC
-	peers_in "$nic" ip link add "$1" type bridge stp_state 0 mcast_snooping 0 ||
-		return 1
-	peers_in "$nic" ip link set "$2" master "$1" &&
-		peers_in "$nic" ip link set "$2" up &&
-		peers_in "$nic" ip link set "$1" up
+	peers_in "$PEERS_NS_NIC" ip link add "$1" type bridge stp_state 0 \
+		mcast_snooping 0 &&
+		peers_join "$2" "$1" &&
+		peers_in "$PEERS_NS_NIC" ip link set "$1" up
+}
+
+# peers_join IFACE BRIDGE: IFACE, of the NIC namespace, up in BRIDGE.
+peers_join() {
+	peers_in "$PEERS_NS_NIC" ip link set "$1" master "$2" &&
+		peers_in "$PEERS_NS_NIC" ip link set "$1" up
 }
 
 # peers_config PORT PROTO [policy=NAME] [k=K] [default=I]
@@ -243,16 +247,12 @@ peers_start_daemon() {
 	}
 	# The taps exist from the daemon's start (EAL made them): each joins
 	# its bridge, and only then can a frame cross.
-	peers_join_tap dtu bu || return 1
+	peers_join dtu bu || return 1
 	for ((i = 0; i < PEERS_N; i++)); do
-		peers_join_tap "dt$i" "b$i" || return 1
+		peers_join "dt$i" "b$i" || return 1
 	done
 }
 
-peers_join_tap() {
-	peers_in "$PEERS_NS_NIC" ip link set "$1" master "$2" &&
-		peers_in "$PEERS_NS_NIC" ip link set "$1" up
-}
 
 # Up to three tries: on a loaded machine the telemetry thread may not
 # answer within turbolbctl's 5 s. The commands used are reads, or a switch

@@ -260,8 +260,9 @@ parse_args(int argc, char **argv)
 				       "by frames: no --credit-ring with them");
 	if (conf.agent_ring != NULL && conf.feedback == SRV_FB_RING)
 		return cli_usage_error(
-			&spec, "--agent-ring goes with --feedback packet "
-			       "(with a credit ring the agent attaches "
-			       "to that one)");
+			&spec,
+			"--agent-ring goes with --feedback packet or state "
+			"(with a credit ring the agent attaches "
+			"to that one)");
 	return CLI_OK;
 }
