@@ -118,7 +118,7 @@ struct bench_run {
 	/* TSC spent in the host step while measuring: on a NIC the host is
 	 * another machine, so it is taken out of both clocks */
 	uint64_t host_tsc[BENCH_MAX_DPS];
-	uint64_t pkts[BENCH_MAX_DPS];   /* measured uplink packets */
+	uint64_t pkts[BENCH_MAX_DPS]; /* measured uplink packets */
 	uint64_t polls[BENCH_MAX_DPS];
 	uint64_t fwd_rx[BENCH_MAX_DPS]; /* forwarding baseline counter */
 	unsigned int fwd_next[BENCH_MAX_DPS];

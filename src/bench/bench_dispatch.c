@@ -761,10 +761,10 @@ measure(struct bench_world *w, struct rte_mempool *pool, int fwd,
 			span += r->t1[d] - r->t0[d];
 			/* Each dispatcher's packets over its own time less
 			 * its host step's, summed: they run side by side. */
-			wall_rate += (double)r->pkts[d] * rte_get_tsc_hz() /
-				     (double)(r->t1[d] - r->t0[d] -
-					      r->host_tsc[d]) /
-				     1e6;
+			wall_rate +=
+				(double)r->pkts[d] * rte_get_tsc_hz() /
+				(double)(r->t1[d] - r->t0[d] - r->host_tsc[d]) /
+				1e6;
 			cpu_rate += (double)r->pkts[d] * 1e3 /
 				    dispatcher_cpu_ns(r, d);
 		}
