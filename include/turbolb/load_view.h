@@ -149,9 +149,14 @@ static inline void
 tlb_lv_refresh(struct tlb_load_view *lv, uint32_t i)
 {
 	struct tlb_core_load *c = &lv->core[i];
-	__atomic_store_n(&c->capped, c->probing && c->sent != c->completed,
-			 __ATOMIC_RELAXED);
-	uint32_t mask = (uint32_t)tlb_lv_eligible(lv, i) - 1;
+	bool capped = c->probing && c->sent != c->completed;
+
+	/* Eligibility from the cap just computed, not read back: a load of
+	 * the flags that spans the byte just stored waits for the store to
+	 * reach the cache (no store-to-load forwarding), on every
+	 * completion. */
+	__atomic_store_n(&c->capped, capped, __ATOMIC_RELAXED);
+	uint32_t mask = (uint32_t)(c->online && !c->stale && !capped) - 1;
 
 	lv->key_gen++;
 	lv->key_req[i] = tlb_lv_key(c->sent - c->completed, mask);
