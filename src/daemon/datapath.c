@@ -890,39 +890,63 @@ from_target(struct tlb_dp *dp, uint32_t core, struct rte_mbuf *m)
 	}
 }
 
-/* A burst of responses from host core c's queue. */
+/* What the target queues of one poll received, handled as one burst.
+ * With many host cores each queue holds a packet or two a poll: handled
+ * queue by queue, every packet would wait for its own mbuf and frame to
+ * come from memory, since there is nothing ahead of it in its burst to
+ * prefetch. Gathered, the prefetches run ahead across queues as on the
+ * request path. core[i]: the local index of the queue pkts[i] came on. */
+struct target_rx {
+	struct rte_mbuf *pkts[MAX_BURST];
+	uint16_t core[MAX_BURST];
+	uint16_t n;
+	unsigned int total; /* received this poll */
+};
+
 static __rte_noinline void
-from_target_burst(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
-		  uint16_t n)
+from_targets(struct tlb_dp *dp, struct target_rx *rx)
 {
+	uint16_t n = rx->n;
+
 	count(dp, TLB_DP_rx_targets, n);
-	prefetch_start(pkts, n);
+	for (uint16_t i = 0; i < PREFETCH_AHEAD && i < n; i++)
+		prefetch_frame(rx->pkts[i]);
 	for (uint16_t i = 0; i < n; i++) {
-		prefetch_burst(pkts, n, i);
-		from_target(dp, c, pkts[i]);
+		if (i + PREFETCH_AHEAD < n)
+			prefetch_frame(rx->pkts[i + PREFETCH_AHEAD]);
+		from_target(dp, rx->core[i], rx->pkts[i]);
 	}
+	rx->n = 0;
 }
 
-/* Receives from host core c's queue and sends on what came; notes
- * whether anything did (dp->target_busy). */
-static inline unsigned int
-poll_target(struct tlb_dp *dp, uint32_t c, struct rte_mbuf **pkts,
-	    uint16_t burst)
+/* Receives from host core c's queue into rx (handling what rx holds
+ * first when a burst might not fit), prefetching each mbuf, and notes
+ * whether anything came (dp->target_busy). A core that owed answers and
+ * has none outstanding now owes nothing: this is its last poll for it. */
+static inline void
+poll_target(struct tlb_dp *dp, uint32_t c, struct target_rx *rx, uint16_t burst)
 {
 	struct tlb_dp_port *t = &dp->target[c];
 	uint64_t bit = 1ull << (c % 64);
-	uint16_t n = rte_eth_rx_burst(t->port_id, t->queue, pkts, burst);
+	uint16_t n;
 
-	if (n == 0) {
-		dp->target_busy[c / 64] &= ~bit;
-	} else {
-		dp->target_busy[c / 64] |= bit;
-		from_target_burst(dp, c, pkts, n);
-	}
-	if (unlikely(dp->target_owed[c / 64] & bit) &&
+	if ((dp->target_owed[c / 64] & bit) &&
 	    tlb_lv_outstanding(dp->lv, c) == 0)
 		dp->target_owed[c / 64] &= ~bit;
-	return n;
+	if (rx->n + burst > MAX_BURST)
+		from_targets(dp, rx);
+	n = rte_eth_rx_burst(t->port_id, t->queue, rx->pkts + rx->n, burst);
+	if (n == 0) {
+		dp->target_busy[c / 64] &= ~bit;
+		return;
+	}
+	dp->target_busy[c / 64] |= bit;
+	for (uint16_t i = rx->n; i < rx->n + n; i++) {
+		rte_prefetch0(rx->pkts[i]);
+		rx->core[i] = (uint16_t)c;
+	}
+	rx->n += n;
+	rx->total += n;
 }
 
 /* Credits of all our cores in one transport call: most cores have none
@@ -1216,6 +1240,7 @@ unsigned int
 tlb_dp_poll(struct tlb_dp *dp)
 {
 	struct rte_mbuf *pkts[MAX_BURST];
+	struct target_rx rx;
 	uint16_t burst = (uint16_t)dp->cfg->datapath.burst;
 	uint64_t now = rte_rdtsc();
 	uint64_t now_ns = tsc_to_ns(dp, now);
@@ -1250,21 +1275,26 @@ tlb_dp_poll(struct tlb_dp *dp)
 	 * answers under a bound, and every queue every TLB_DP_TARGET_ROUND
 	 * iterations: idle queues then cost nothing while it catches up,
 	 * and a response waits at most that many polls. */
+	rx.n = 0;
+	rx.total = 0;
 	if (!behind || dp->target_round == 0) {
 		dp->target_round = TLB_DP_TARGET_ROUND - 1;
 		for (uint32_t c = 0; c < dp->n_cores; c++)
-			moved += poll_target(dp, c, pkts, burst);
+			poll_target(dp, c, &rx, burst);
 	} else {
 		dp->target_round--;
 		for (uint32_t w = 0; w < (dp->n_cores + 63) / 64; w++)
 			for (uint64_t b =
 				     dp->target_busy[w] | dp->target_owed[w];
 			     b != 0; b &= b - 1)
-				moved += poll_target(
+				poll_target(
 					dp,
 					64 * w + (uint32_t)__builtin_ctzll(b),
-					pkts, burst);
+					&rx, burst);
 	}
+	moved += rx.total;
+	if (rx.n != 0)
+		from_targets(dp, &rx);
 
 	/* Each dispatcher drains its own queue of the default target (RSS
 	 * spreads the host's slow path over them) and sends what came on its

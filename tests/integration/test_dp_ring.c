@@ -746,6 +746,48 @@ test_response_attributed_by_queue(void **state)
 	drain(tgt[1].tx[0]);
 }
 
+/* The responses of every host core's queue in one poll are handled
+ * together (datapath.c, struct target_rx), each completing the core whose
+ * queue it came on. With 150 answers a core and a burst of 512, what the
+ * queues hold does not fit the gathering array at once: each queue after
+ * the first makes it hand on what it holds first. With the default burst
+ * of 32 all fit at once, 32 a queue, over five polls. */
+#define GATHER_PER_CORE 150
+
+static void
+test_responses_gathered_across_queues(void **state)
+{
+	static const uint32_t bursts[] = {512, 32};
+	static struct out_pkt out[GATHER_PER_CORE];
+	const uint64_t total = GATHER_PER_CORE * N_CORES;
+
+	(void)state;
+	for (size_t b = 0; b < RTE_DIM(bursts); b++) {
+		cfg.datapath.burst = bursts[b];
+		start("rr", 2, TLB_CREDITS_INBAND, NULL);
+		for (uint64_t r = 0; r < total; r++)
+			send_request(39000, 1000);
+		pump();
+		for (unsigned int c = 0; c < N_CORES; c++) {
+			unsigned int n =
+				collect(tgt[c].tx[0], out, GATHER_PER_CORE);
+
+			assert_int_equal(n, GATHER_PER_CORE);
+			for (unsigned int i = 0; i < n; i++)
+				respond(c, &out[i]);
+		}
+		pump();
+		assert_int_equal(drain(up.tx[0]), total);
+		assert_int_equal(counter(TLB_DP_responses), total);
+		assert_int_equal(counter(TLB_DP_completions_inband), total);
+		assert_int_equal(counter(TLB_DP_resp_core_mismatch), 0);
+		for (unsigned int c = 0; c < N_CORES; c++)
+			assert_int_equal(tlb_lv_outstanding(dp.lv, c), 0);
+		tlb_dp_fini(&dp);
+		memset(&dp, 0, sizeof(dp));
+	}
+}
+
 /* A probed core (one request at a time) that gets a multi-packet
  * message as its probe gets the rest of that message too: the cap is for
  * new requests, not for the packets of one it has. */
@@ -2114,6 +2156,8 @@ main(void)
 					  teardown_dp),
 		cmocka_unit_test_teardown(
 			test_continuation_of_lost_core_dropped, teardown_dp),
+		cmocka_unit_test_teardown(test_responses_gathered_across_queues,
+					  teardown_dp),
 		cmocka_unit_test_teardown(test_probe_message_stays_whole,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_response_attributed_by_queue,
