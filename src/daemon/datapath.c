@@ -213,15 +213,6 @@ prefetch_mbuf_ahead(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
 		rte_prefetch0(pkts[i + MBUF_PREFETCH_AHEAD]);
 }
 
-/* While packet i is handled: the mbuf and the frame ahead. */
-static inline void
-prefetch_burst(struct rte_mbuf **pkts, uint16_t n, uint16_t i)
-{
-	prefetch_mbuf_ahead(pkts, n, i);
-	if (i + PREFETCH_AHEAD < n)
-		prefetch_frame(pkts[i + PREFETCH_AHEAD]);
-}
-
 /* ---- NIC-side FIFO ---- */
 
 static inline bool
