@@ -1246,12 +1246,15 @@ tlb_dp_poll(struct tlb_dp *dp)
 
 	n = rte_eth_rx_burst(dp->uplink.port_id, dp->uplink.queue, pkts, burst);
 	/* A full burst: the wire is ahead of this lcore, which holds
-	 * buffers to catch up (below) until a poll finds the uplink empty:
+	 * buffers to catch up (below) until a burst less than half full:
 	 * switching back at the first burst that is not full would spend
-	 * the time batching saves while the backlog is still there. */
+	 * the time batching saves while the backlog is still there, and
+	 * waiting for an empty one would hold every request at any load
+	 * that rarely leaves the uplink empty (a poll's worth of arrivals
+	 * at half of saturation is several requests). */
 	if (n == burst)
 		dp->behind = true;
-	else if (n == 0)
+	else if (n < burst / 2)
 		dp->behind = false;
 	bool behind = dp->behind;
 	if (n != 0) {

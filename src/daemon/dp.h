@@ -158,8 +158,8 @@ struct tlb_dp {
 	uint32_t credit_gen[TLB_MAX_CORES];
 	uint64_t poll_tsc;         /* TSC at the start of the current poll */
 	uint64_t poll_ns;          /* the same in ns: the time of the poll */
-	bool behind;               /* since a full uplink burst, until an
-				      empty one */
+	bool behind;               /* since a full uplink burst, until one
+				      less than half full */
 	uint64_t housekeeping_tsc; /* housekeeping period in TSC cycles */
 	/* tlb_residence_le_ns in TSC cycles */
 	uint64_t residence_le_tsc[TLB_RESIDENCE_BUCKETS - 1];

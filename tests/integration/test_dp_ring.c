@@ -1756,6 +1756,25 @@ test_hold_deadline_sends(void **state)
 	assert_int_equal(got, 8);
 }
 
+/* Behind from a full uplink burst until one less than half full: a
+ * backlog that drains in bursts of a few stops the holding at once, with
+ * the buffers held till then sent in that poll; a burst of half or more
+ * keeps it. */
+static void
+test_behind_ends_below_half_burst(void **state)
+{
+	(void)state;
+	cfg.datapath.burst = 4;
+	cfg.datapath.tx_hold_ns = 1000000;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	/* Full: behind, all four held (the longest hold). */
+	assert_int_equal(poll_with(4), 0);
+	/* Half a burst: still behind. */
+	assert_int_equal(poll_with(2), 0);
+	/* Under half: keeping up again, everything leaves. */
+	assert_int_equal(poll_with(1), 7);
+}
+
 /* An lcore that keeps up polls every host core's queue in every poll: a
  * response reaches the uplink in the first poll after it arrived, though
  * requests keep coming (one a poll). */
@@ -2185,6 +2204,8 @@ main(void)
 		cmocka_unit_test_teardown(test_hold_deadline_sends,
 					  teardown_dp),
 		cmocka_unit_test_teardown(test_response_not_held, teardown_dp),
+		cmocka_unit_test_teardown(test_behind_ends_below_half_burst,
+					  teardown_dp),
 		cmocka_unit_test_teardown(
 			test_response_next_poll_when_keeping_up, teardown_dp),
 		cmocka_unit_test_teardown(test_restart_with_buffered_request,
