@@ -1254,7 +1254,7 @@ tlb_dp_poll(struct tlb_dp *dp)
 	 * at half of saturation is several requests). */
 	if (n == burst)
 		dp->behind = true;
-	else if (n < burst / 2)
+	else if (2u * n < burst)
 		dp->behind = false;
 	bool behind = dp->behind;
 	if (n != 0) {

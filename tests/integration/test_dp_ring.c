@@ -1759,10 +1759,12 @@ test_hold_deadline_sends(void **state)
 /* Behind from a full uplink burst until one less than half full: a
  * backlog that drains in bursts of a few stops the holding at once, with
  * the buffers held till then sent in that poll; a burst of half or more
- * keeps it. */
+ * keeps it. With a burst of one, an empty poll ends it. */
 static void
 test_behind_ends_below_half_burst(void **state)
 {
+	struct out_pkt out[4];
+
 	(void)state;
 	cfg.datapath.burst = 4;
 	cfg.datapath.tx_hold_ns = 1000000;
@@ -1773,6 +1775,23 @@ test_behind_ends_below_half_burst(void **state)
 	assert_int_equal(poll_with(2), 0);
 	/* Under half: keeping up again, everything leaves. */
 	assert_int_equal(poll_with(1), 7);
+	tlb_dp_fini(&dp);
+	memset(&dp, 0, sizeof(dp));
+	/* A burst of one: full with one request (behind, though a full
+	 * buffer of one leaves at once), under half with none. Keeping up
+	 * again, the lcore polls every host core's queue, and the answer
+	 * goes out in that poll. */
+	cfg.datapath.burst = 1;
+	start("rr", 2, TLB_CREDITS_INBAND, NULL);
+	assert_int_equal(poll_with(1), 1);
+	assert_int_equal(tlb_lv_outstanding(dp.lv, 0), 1);
+	send_request(30000, 1000);
+	tlb_dp_poll(&dp);
+	assert_int_equal(collect(tgt[0].tx[0], out, 4), 0);
+	assert_int_equal(collect(tgt[1].tx[0], out, 4), 1);
+	respond(1, &out[0]);
+	poll_with(0);
+	assert_int_equal(counter(TLB_DP_responses), 1);
 }
 
 /* An lcore that keeps up polls every host core's queue in every poll: a
