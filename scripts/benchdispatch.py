@@ -182,6 +182,19 @@ def grid_header():
         for d in SWEEP_DISPATCHERS for c in SWEEP_CORES)
 
 
+def latency_row(x):
+    """One row of the residence table: a latency result of turbolb-bench's
+    JSON. dropped: the arrivals a full uplink RX ring dropped (absent
+    from older results: 0)."""
+    return "%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%% %7.2f%%" % (
+        x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
+        x["residence_p50_ns"], x["residence_p99_ns"],
+        x["residence_p999_ns"], x["residence_max_ns"],
+        x["polls_waited_max"],
+        100.0 * x["preempted"] / x["samples"] if x["samples"] else 0,
+        100.0 * x.get("nic_drop_share", 0))
+
+
 def tables(machine, tp, main, cg, pair_sum, latency, sweep, tp_ms):
     """The printed tables, as lines."""
     out = []
@@ -239,17 +252,11 @@ def tables(machine, tp, main, cg, pair_sum, latency, sweep, tp_ms):
     if latency:
         out.append("\nresidence in the daemon (ns), 1 dispatcher, open loop "
                    "at a fraction of its saturation:")
-        out.append("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s" % (
+        out.append("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s %8s" % (
             "policy", "mode", "hold", "load", "p50", "p99", "p99.9", "max",
-            "polls", "preempt"))
+            "polls", "preempt", "dropped"))
         for x in latency:
-            out.append("%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%%" % (
-                x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
-                x["residence_p50_ns"], x["residence_p99_ns"],
-                x["residence_p999_ns"], x["residence_max_ns"],
-                x["polls_waited_max"],
-                100.0 * x["preempted"] / x["samples"] if x["samples"]
-                else 0))
+            out.append(latency_row(x))
     if cg:
         out.append("\ninstructions per packet (callgrind), request mode, by "
                    "host cores:")

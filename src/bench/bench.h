@@ -165,8 +165,11 @@ struct bench_lat {
 	uint64_t polls, made, measured_made, seen;
 	uint64_t taken;         /* requests (reqresp: responses) taken */
 	uint64_t gaps, gap_tsc; /* in the measured window */
-	uint64_t backlogged; /* arrivals late: the uplink or every mbuf full */
-	uint64_t t0, t1;     /* the measured window, daemon's clock */
+	uint64_t backlogged;    /* arrivals late: every spare mbuf in flight */
+	/* arrivals that found LAT_SAT_DEPTH requests waiting on the uplink,
+	 * a NIC's full RX ring, and were dropped there (measured window) */
+	uint64_t nic_dropped;
+	uint64_t t0, t1; /* the measured window, daemon's clock */
 	uint64_t skip, last_gap_end;
 	bool failed;
 	char error[128];

@@ -125,6 +125,7 @@ struct lat_result {
 	double mean;
 	uint32_t polls_waited_max;
 	uint64_t samples, preempted, gaps, backlogged;
+	double nic_drop_share; /* of the arrivals: dropped at a full RX ring */
 	double gap_ms;
 };
 
@@ -940,6 +941,11 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 		x->gaps = L->gaps;
 		x->gap_ms = (double)L->gap_tsc * 1e3 / (double)L->tsc_hz;
 		x->backlogged = L->backlogged;
+		x->nic_drop_share = L->nic_dropped
+					    ? (double)L->nic_dropped /
+						      (double)(L->nic_dropped +
+							       L->measured_made)
+					    : 0;
 		printf("  %-8s %-7s load %4.2f %7.3f Mrps  residence p50 "
 		       "%6" PRIu64 " p99 %7" PRIu64 " p99.9 %8" PRIu64
 		       " max %9" PRIu64
@@ -951,6 +957,11 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 					    (double)x->samples
 				  : 0,
 		       x->clean_p99);
+		if (x->nic_drop_share != 0)
+			printf("  %-8s %-7s load %4.2f dropped at the full RX "
+			       "ring: %.2f%% of the arrivals\n",
+			       label, mode_names[mode], x->load,
+			       100 * x->nic_drop_share);
 		fflush(stdout);
 	}
 	return 0;
@@ -977,13 +988,14 @@ write_json_latency(FILE *f)
 			"\"residence_clean_p99_ns\": %" PRIu64 ", "
 			"\"polls_waited_max\": %u, \"samples\": %" PRIu64
 			", \"preempted\": %" PRIu64 ", \"gaps\": %" PRIu64
-			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64 " }%s\n",
+			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64
+			", \"nic_drop_share\": %.5f }%s\n",
 			x->label, mode_names[x->mode], x->cores,
 			o.dpc.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
 			x->dispatch_ns, x->p50, x->p99, x->p999, x->max,
 			x->mean, x->clean_p99, x->polls_waited_max, x->samples,
 			x->preempted, x->gaps, x->gap_ms, x->backlogged,
-			i + 1 < n_lats ? "," : "");
+			x->nic_drop_share, i + 1 < n_lats ? "," : "");
 	}
 	fprintf(f, "  ],\n");
 }

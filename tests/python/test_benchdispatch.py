@@ -148,6 +148,23 @@ class Callgrind(unittest.TestCase):
                                         "-", "-", "-"])
 
 
+class Latency(unittest.TestCase):
+    ROW = {"policy": "jsq", "mode": "reqresp", "tx_hold_ns": 1000,
+           "load_fraction": 0.9, "residence_p50_ns": 1200,
+           "residence_p99_ns": 3000, "residence_p999_ns": 9000,
+           "residence_max_ns": 40000, "polls_waited_max": 5,
+           "preempted": 2, "samples": 1000}
+
+    def test_row_with_drops(self):
+        row = bd.latency_row(dict(self.ROW, nic_drop_share=0.0123))
+        self.assertEqual(row.split(), [
+            "jsq", "reqresp", "1000", "0.90", "1200", "3000", "9000",
+            "40000", "5", "0.200%", "1.23%"])
+
+    def test_row_of_an_older_result(self):
+        self.assertTrue(bd.latency_row(self.ROW).endswith(" 0.00%"))
+
+
 class Files(unittest.TestCase):
     def test_results_folder(self):
         with tempfile.TemporaryDirectory() as work, \
