@@ -166,7 +166,7 @@ struct bench_lat {
 	uint64_t taken;         /* requests (reqresp: responses) taken */
 	uint64_t gaps, gap_tsc; /* in the measured window */
 	uint64_t backlogged;    /* arrivals late: every spare mbuf in flight */
-	/* arrivals that found LAT_SAT_DEPTH requests waiting on the uplink,
+	/* arrivals that found LAT_RX_RING requests waiting on the uplink,
 	 * a NIC's full RX ring, and were dropped there (measured window) */
 	uint64_t nic_dropped;
 	uint64_t t0, t1; /* the measured window, daemon's clock */

@@ -499,10 +499,7 @@ iterate_timed(struct bench_run *r, unsigned int d, bool host)
 {
 	uint64_t t;
 
-	if (r->fwd != FWD_NONE)
-		bench_fwd_poll(r, d);
-	else
-		tlb_dp_poll(&r->w->dp[d]);
+	iterate(r, d, false);
 	if (!host)
 		return;
 	t = rte_rdtsc();

@@ -47,18 +47,16 @@
  * poll of a 64-core dispatcher and the benchmark's host step are a few
  * microseconds. */
 #define LAT_GAP_NS 20000u
-/* Saturation keeps this many requests on the uplink: a NIC's RX ring of
- * the daemon's default rx_desc, full, as it is when the dispatcher is the
- * bottleneck. With only two bursts waiting the same few mbufs go round
+/* The uplink's RX ring: a NIC's, of the daemon's default rx_desc.
+ * Saturation keeps it full, as it is when the dispatcher is the
+ * bottleneck: with only two bursts waiting the same few mbufs go round
  * hot in the cache and the rate comes out higher than any open-loop
  * arrival rate the dispatcher sustains (docs/performance.md, "Saturation
- * with a full RX ring"). */
-#define LAT_SAT_DEPTH 1024u
-/* The uplink's RX ring in the open-loop runs: a NIC's, of the same
- * rx_desc. An arrival that finds it full is dropped, counted, as a NIC
- * drops it (rx_missed); queued behind it, a backlog deeper than any NIC
- * keeps would cycle more mbufs than the cache holds and measure that. */
-#define LAT_RX_RING LAT_SAT_DEPTH
+ * with a full RX ring"). An open-loop arrival that finds it full is
+ * dropped, counted, as a NIC drops it (rx_missed): queued behind it, a
+ * backlog deeper than any NIC keeps would cycle more mbufs than the
+ * cache holds and measure that. */
+#define LAT_RX_RING 1024u
 #define LAT_BURST   64u
 
 struct lat_stamp {
@@ -281,7 +279,7 @@ bench_latency_run(void *arg)
 			/* Saturation: the uplink never runs dry. */
 			unsigned int have = rte_ring_count(w->up_rx[0]);
 
-			for (; have < LAT_SAT_DEPTH && req.n != 0; have++) {
+			for (; have < LAT_RX_RING && req.n != 0; have++) {
 				struct rte_mbuf *m = pop(&req);
 
 				if (!arrive(L, m, now, poll)) {
