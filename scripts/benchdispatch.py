@@ -185,14 +185,19 @@ def grid_header():
 def latency_row(x):
     """One row of the residence table: a latency result of turbolb-bench's
     JSON. dropped: the arrivals a full uplink RX ring dropped (absent
-    from older results: 0)."""
-    return "%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%% %7.2f%%" % (
+    from older results: 0); poll ns and req/poll: a poll's mean length
+    and the requests arriving in one (absent from older results: -)."""
+    poll = x.get("poll_ns")
+    per = x.get("requests_per_poll")
+    return "%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%% %7.2f%% %7s %8s" % (
         x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
         x["residence_p50_ns"], x["residence_p99_ns"],
         x["residence_p999_ns"], x["residence_max_ns"],
         x["polls_waited_max"],
         100.0 * x["preempted"] / x["samples"] if x["samples"] else 0,
-        100.0 * x.get("nic_drop_share", 0))
+        100.0 * x.get("nic_drop_share", 0),
+        "-" if poll is None else "%.0f" % poll,
+        "-" if per is None else "%.1f" % per)
 
 
 def tables(machine, tp, main, cg, pair_sum, latency, sweep, tp_ms):
@@ -252,9 +257,9 @@ def tables(machine, tp, main, cg, pair_sum, latency, sweep, tp_ms):
     if latency:
         out.append("\nresidence in the daemon (ns), 1 dispatcher, open loop "
                    "at a fraction of its saturation:")
-        out.append("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s %8s" % (
+        out.append("%-8s %-8s %6s %5s %8s %8s %8s %9s %6s %8s %8s %7s %8s" % (
             "policy", "mode", "hold", "load", "p50", "p99", "p99.9", "max",
-            "polls", "preempt", "dropped"))
+            "polls", "preempt", "dropped", "poll ns", "req/poll"))
         for x in latency:
             out.append(latency_row(x))
     if cg:

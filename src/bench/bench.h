@@ -163,9 +163,10 @@ struct bench_lat {
 	uint64_t samples, preempted;
 	uint32_t polls_waited_max;
 	uint64_t polls, made, measured_made, seen;
-	uint64_t taken;         /* requests (reqresp: responses) taken */
-	uint64_t gaps, gap_tsc; /* in the measured window */
-	uint64_t backlogged;    /* arrivals late: every spare mbuf in flight */
+	uint64_t measured_polls; /* polls in the measured window */
+	uint64_t taken;          /* requests (reqresp: responses) taken */
+	uint64_t gaps, gap_tsc;  /* in the measured window */
+	uint64_t backlogged;     /* arrivals late: every spare mbuf in flight */
 	/* arrivals that found LAT_RX_RING requests waiting on the uplink,
 	 * a NIC's full RX ring, and were dropped there (measured window) */
 	uint64_t nic_dropped;

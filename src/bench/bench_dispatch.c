@@ -127,6 +127,11 @@ struct lat_result {
 	uint64_t samples, preempted, gaps, backlogged;
 	double nic_drop_share; /* of the arrivals: dropped at a full RX ring */
 	double gap_ms;
+	/* The queueing behind the residence: a poll's mean length in the
+	 * daemon's clock, and the requests arriving in one; a request waits
+	 * for the rest of the poll it arrives in and for the poll that sends
+	 * it, and in reqresp its response for one more. */
+	double poll_ns, requests_per_poll;
 };
 
 static struct opts o;
@@ -938,6 +943,15 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 		x->gaps = L->gaps;
 		x->gap_ms = (double)L->gap_tsc * 1e3 / (double)L->tsc_hz;
 		x->backlogged = L->backlogged;
+		x->poll_ns = L->measured_polls
+				     ? (double)(L->t1 - L->t0 - L->gap_tsc) *
+					       1e9 / (double)L->tsc_hz /
+					       (double)L->measured_polls
+				     : 0;
+		x->requests_per_poll =
+			L->measured_polls ? (double)L->measured_made /
+						    (double)L->measured_polls
+					  : 0;
 		x->nic_drop_share = L->nic_dropped
 					    ? (double)L->nic_dropped /
 						      (double)(L->nic_dropped +
@@ -947,13 +961,14 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 		       "%6" PRIu64 " p99 %7" PRIu64 " p99.9 %8" PRIu64
 		       " max %9" PRIu64
 		       " ns  polls waited max %u  preempted %.3f%% "
-		       "(clean p99 %" PRIu64 ")\n",
+		       "(clean p99 %" PRIu64 ")  poll %.0f ns, %.1f "
+		       "requests a poll\n",
 		       label, mode_names[mode], x->load, x->rate_mrps, x->p50,
 		       x->p99, x->p999, x->max, x->polls_waited_max,
 		       x->samples ? 100.0 * (double)x->preempted /
 					    (double)x->samples
 				  : 0,
-		       x->clean_p99);
+		       x->clean_p99, x->poll_ns, x->requests_per_poll);
 		if (x->nic_drop_share != 0)
 			printf("  %-8s %-7s load %4.2f dropped at the full RX "
 			       "ring: %.2f%% of the arrivals\n",
@@ -986,13 +1001,15 @@ write_json_latency(FILE *f)
 			"\"polls_waited_max\": %u, \"samples\": %" PRIu64
 			", \"preempted\": %" PRIu64 ", \"gaps\": %" PRIu64
 			", \"gap_ms\": %.3f, \"backlogged\": %" PRIu64
-			", \"nic_drop_share\": %.5f }%s\n",
+			", \"nic_drop_share\": %.5f, \"poll_ns\": %.1f"
+			", \"requests_per_poll\": %.3f }%s\n",
 			x->label, mode_names[x->mode], x->cores,
 			o.dpc.tx_hold_ns, x->load, x->sat_mrps, x->rate_mrps,
 			x->dispatch_ns, x->p50, x->p99, x->p999, x->max,
 			x->mean, x->clean_p99, x->polls_waited_max, x->samples,
 			x->preempted, x->gaps, x->gap_ms, x->backlogged,
-			x->nic_drop_share, i + 1 < n_lats ? "," : "");
+			x->nic_drop_share, x->poll_ns, x->requests_per_poll,
+			i + 1 < n_lats ? "," : "");
 	}
 	fprintf(f, "  ],\n");
 }

@@ -249,7 +249,7 @@ bench_latency_run(void *arg)
 		L->rate_mpps > 0 ? (double)L->tsc_hz / (L->rate_mpps * 1e6) : 0;
 	/* cycles not the daemon's: the client's and the host's */
 	uint64_t excl = 0;
-	uint64_t now, next, t0 = 0, m0 = 0;
+	uint64_t now, next, t0 = 0, m0 = 0, p0 = 0;
 	uint32_t poll = 0;
 	struct tlb_rng rng;
 
@@ -271,6 +271,7 @@ bench_latency_run(void *arg)
 		if (L->skip == 0 && t0 == 0) {
 			t0 = now;
 			m0 = L->made;
+			p0 = L->polls;
 			L->gap_tsc = 0;
 			L->gaps = 0;
 			L->nic_dropped = 0;
@@ -331,6 +332,7 @@ bench_latency_run(void *arg)
 	L->t1 = rte_rdtsc() - excl;
 	L->t0 = t0;
 	L->measured_made = L->made - m0;
+	L->measured_polls = L->polls - p0;
 	/* No more arrivals: every request made comes out, none is lost (a
 	 * bound on a broken run, not a timing assumption). */
 	for (uint32_t i = 0; i < (1u << 20) && L->taken < L->made && !L->failed;

@@ -156,13 +156,15 @@ class Latency(unittest.TestCase):
            "preempted": 2, "samples": 1000}
 
     def test_row_with_drops(self):
-        row = bd.latency_row(dict(self.ROW, nic_drop_share=0.0123))
+        row = bd.latency_row(dict(self.ROW, nic_drop_share=0.0123,
+                                  poll_ns=512.4, requests_per_poll=7.26))
         self.assertEqual(row.split(), [
             "jsq", "reqresp", "1000", "0.90", "1200", "3000", "9000",
-            "40000", "5", "0.200%", "1.23%"])
+            "40000", "5", "0.200%", "1.23%", "512", "7.3"])
 
     def test_row_of_an_older_result(self):
-        self.assertTrue(bd.latency_row(self.ROW).endswith(" 0.00%"))
+        self.assertEqual(bd.latency_row(self.ROW).split()[-3:],
+                         ["0.00%", "-", "-"])
 
 
 class Files(unittest.TestCase):
