@@ -15,7 +15,9 @@
 # --no-testpmd, --no-callgrind, --no-sweep, --no-pairs,
 # --testpmd-seconds S (3), --pair-packets N (20000000),
 # --no-process, --process-only (nothing else), --process-seconds S (2), --process-targets 8,16,32,64,
-# --process-policies jsq,rr,jlq, --no-latency, --latency-packets N (200000).
+# --process-policies jsq,rr,jlq, --no-latency, --latency-packets N (200000),
+# --huge (turbolb-bench, dpdk-testpmd and turbolbd on hugepages, as on a
+# SmartNIC: about 1.2 GiB of them mounted and free; default --no-huge).
 # The latency: turbolb-bench --latency, requests arriving (open loop) at
 # 50%, 90% and 99% of the dispatcher's own saturation rate, each one's
 # time in the daemon (residence) measured, 16 host cores, rr, jsq, jlq,
@@ -63,8 +65,10 @@ proc_secs=2
 proc_targets=8,16,32,64
 proc_policies=jsq,rr,jlq
 tp_secs=3
-cpus_arg=()
-[ -n "${BENCH_CPUS:-}" ] && cpus_arg=(--cpus "$BENCH_CPUS")
+huge=0
+# what every turbolb-bench run gets: CPUs, memory
+bench_arg=()
+[ -n "${BENCH_CPUS:-}" ] && bench_arg=(--cpus "$BENCH_CPUS")
 tp_lcores=${TESTPMD_LCORES:-0,1}
 tp_fwd=${tp_lcores##*,}
 
@@ -89,11 +93,20 @@ while [ $# -gt 0 ]; do
 	--testpmd-seconds) tp_secs=$2; shift ;;
 	--no-latency) do_latency=0 ;;
 	--latency-packets) lat_packets=$2; shift ;;
-	-h|--help) sed -n 3,44p "$0"; exit 0 ;;
+	--huge) huge=1 ;;
+	-h|--help) sed -n 3,46p "$0"; exit 0 ;;
 	*) echo "bench-dispatch: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
+
+tp_mem=(--no-huge -m 512)
+proc_huge=()
+if [ $huge = 1 ]; then
+	bench_arg+=(--huge)
+	tp_mem=(-m 512)
+	proc_huge=(--huge)
+fi
 
 bench=$build/src/bench/turbolb-bench
 if [ ! -x "$bench" ]; then
@@ -153,18 +166,18 @@ if [ $process_only = 1 ]; then
 	true # the process runs only
 elif [ $smoke = 1 ]; then
 	step "turbolb-bench --smoke"
-	"$bench" --smoke "${cpus_arg[@]}" --json "$work/main.json"
+	"$bench" --smoke "${bench_arg[@]}" --json "$work/main.json"
 else
 	step "turbolbd request path and forwarding baselines: 16 host cores, 1 dispatcher, $reps reps"
 	"$bench" --cores 16 --dispatchers 1 --reps "$reps" --packets "$packets" \
-		"${cpus_arg[@]}" --json "$work/main.json"
+		"${bench_arg[@]}" --json "$work/main.json"
 fi
 
 if [ $do_sweep = 1 ]; then
 	step "host cores 2/8/16/64 x dispatchers 1/2 (rr, jsq, jlq)"
 	"$bench" --cores 2,8,16,64 --dispatchers 1,2 --policies rr,jsq,jlq \
 		--modes request --no-baselines --reps 3 \
-		--packets $((packets / 2)) "${cpus_arg[@]}" --json "$work/sweep.json"
+		--packets $((packets / 2)) "${bench_arg[@]}" --json "$work/sweep.json"
 fi
 
 if [ $do_latency = 1 ]; then
@@ -177,7 +190,7 @@ if [ $do_latency = 1 ]; then
 		step "latency: residence in the daemon at $lat_loads of saturation, $lat_cores host cores, tx_hold_ns $hold"
 		"$bench" --latency "$lat_loads" --latency-packets "$lat_packets" \
 			--cores "$lat_cores" --policies rr,jsq,jlq,jbsq,rss \
-			"${hold_arg[@]}" "${cpus_arg[@]}" \
+			"${hold_arg[@]}" "${bench_arg[@]}" \
 			--json "$work/latency-$hold.json" | grep -v '^turbolb-bench'
 	done
 fi
@@ -204,7 +217,7 @@ tp_run() { # mode vdev-kind rep -> one JSON object on stdout
 	rm -f "$fifo"
 	mkfifo "$fifo"
 	# shellcheck disable=SC2086
-	dpdk-testpmd --no-huge -m 512 --no-pci --no-shconf \
+	dpdk-testpmd "${tp_mem[@]}" --no-pci --no-shconf \
 		--file-prefix "bench-tp-$$" -l "$tp_lcores" $vdevs \
 		--log-level='lib.*:error' -- -i --forward-mode="$mode" \
 		--nb-cores=1 --total-num-mbufs=16384 <"$fifo" >"$log" 2>&1 &
@@ -272,7 +285,7 @@ if [ $do_pairs = 1 ] && [ $do_testpmd = 1 ] && command -v dpdk-testpmd >/dev/nul
 	for r in $(seq "$reps"); do
 		"$bench" --cores 16 --dispatchers 1 --reps 1 --packets "$pp" \
 			--policies rr,jsq,jlq,jbsq --modes request,reqresp \
-			--no-baselines "${cpus_arg[@]}" \
+			--no-baselines "${bench_arg[@]}" \
 			--json "$work/pair-$r.json" >/dev/null
 		tp_run macswap ring "$r" >"$work/pair-tp-$r.json"
 		python3 "$top/scripts/benchdispatch.py" pair "$work/pair-$r.json" \
@@ -313,7 +326,8 @@ if [ $do_process = 1 ] && [ -x "$tlbd" ]; then
 			log=$work/proc-$nt-$pol.log
 			python3 "$top/scripts/benchproc.py" config "$cfg" \
 				--targets "$nt" --policy "$pol" --pcap "$proc_pcap" \
-				--prefix "$prefix" --lcores "$tp_main,$tp_fwd"
+				--prefix "$prefix" --lcores "$tp_main,$tp_fwd" \
+				"${proc_huge[@]}"
 			"$tlbd" -c "$cfg" >"$log" 2>&1 &
 			dpid=$!
 			python3 "$top/scripts/benchproc.py" measure --prefix "$prefix" \
@@ -346,7 +360,7 @@ if [ $do_callgrind = 1 ] && command -v valgrind >/dev/null; then
 			--toggle-collect=tlb_dp_poll --toggle-collect=bench_fwd_poll \
 			--callgrind-out-file="$out/callgrind/cg.$name" \
 			"$bench" --callgrind --tx-hold-ns 50000 \
-			--housekeeping-us 5000 "${cpus_arg[@]}" \
+			--housekeeping-us 5000 "${bench_arg[@]}" \
 			--json "$work/cg-$name.json" "$@" >"$work/cg-$name.log" 2>&1 ||
 			{ tail -20 "$work/cg-$name.log"; exit 1; }
 	}

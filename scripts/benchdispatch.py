@@ -203,10 +203,12 @@ def latency_row(x):
 def tables(machine, tp, main, cg, pair_sum, latency, sweep, tp_ms):
     """The printed tables, as lines."""
     out = []
-    out.append("machine: %d CPUs (%s), load average %s, DPDK %s; Mpps are "
-               "noisy here, instructions/packet are not" % (
+    out.append("machine: %d CPUs (%s), load average %s, DPDK %s, %s; Mpps "
+               "are noisy here, instructions/packet are not" % (
                    machine["cpus"], machine["cpu_model"],
-                   " ".join(machine["loadavg"]), machine["dpdk"]))
+                   " ".join(machine["loadavg"]), machine["dpdk"],
+                   "hugepages" if (main or {}).get("hugepages")
+                   else "4 KiB pages (--no-huge)"))
     out.append("\nMpps: wall clock; Mpps/CPU: per second of the forwarding "
                "thread's CPU time;")
     out.append("x tp-ms / x b-ms: Mpps/CPU over dpdk-testpmd macswap "

@@ -92,7 +92,8 @@ def read_pcap(path):
 
 
 def config_yaml(targets, policy, pcap, prefix, lcores=(0, 1),
-                memory_mb=None, burst=32, fifo=4096, null_ports=1):
+                memory_mb=None, burst=32, fifo=4096, null_ports=1,
+                huge=False):
     """turbolbd's configuration: uplink net_pcap0 replaying pcap forever;
     target i is queue i / null_ports of net_null(i % null_ports), with no
     RX (nothing answers: credits inband, no responses, no host memory:
@@ -101,7 +102,9 @@ def config_yaml(targets, policy, pcap, prefix, lcores=(0, 1),
     the timeout is the longest the loader takes, far past a run.
     memory_mb left out: enough for the pool the daemon sizes by default,
     whose descriptors (1024 RX + 1024 TX per target queue, about 2.4 KB
-    each) dominate: 512 MiB, and 8 MiB more per target past 32."""
+    each) dominate: 512 MiB, and 8 MiB more per target past 32.
+    huge: the memory from hugepages (mounted, and enough of them free)
+    instead of anonymous 4 KiB pages."""
     if memory_mb is None:
         memory_mb = 512 + 8 * max(0, targets - 32)
     vdevs = ['net_pcap0,rx_pcap=%s,infinite_rx=1' % pcap]
@@ -111,7 +114,7 @@ def config_yaml(targets, policy, pcap, prefix, lcores=(0, 1),
         'eal:',
         '  main_lcore: %d' % lcores[0],
         '  memory_mb: %d' % memory_mb,
-        '  no_huge: true',
+        '  no_huge: %s' % ('false' if huge else 'true'),
         '  no_pci: true',
         '  file_prefix: %s' % prefix,
         '  vdevs:',
@@ -330,6 +333,8 @@ def main(argv=None):
     c.add_argument('--prefix', required=True)
     c.add_argument('--lcores', default='0,1')
     c.add_argument('--null-ports', type=int, default=1)
+    c.add_argument('--huge', action='store_true',
+                   help='hugepages, not no_huge')
     m = sub.add_parser('measure')
     m.add_argument('--prefix', required=True)
     m.add_argument('--pid', type=int, required=True)
@@ -352,7 +357,8 @@ def main(argv=None):
         lc = tuple(int(x) for x in a.lcores.split(','))
         with open(a.out, 'w') as f:
             f.write(config_yaml(a.targets, a.policy, a.pcap, a.prefix,
-                                lcores=lc, null_ports=a.null_ports))
+                                lcores=lc, null_ports=a.null_ports,
+                                huge=a.huge))
     elif a.cmd == 'measure':
         res = json.loads(a.label)
         res.update(measure(a.prefix, a.pid, a.comm, a.seconds, a.warmup))

@@ -1085,10 +1085,10 @@ write_json(const char *path, const char *cpus)
 		"  \"packets\": %" PRIu64 ",\n  \"reps\": %u,\n"
 		"  \"burst\": %u,\n  \"flows\": %u,\n  \"tx_hold_ns\": %u,\n"
 		"  \"jbsq_k\": %u,\n  \"queues_per_port\": %u,\n"
-		"  \"callgrind\": %s,\n",
+		"  \"callgrind\": %s,\n  \"hugepages\": %s,\n",
 		TLB_VERSION, rte_get_tsc_hz(), cpus, o.packets, o.reps, o.burst,
 		o.flows, o.dpc.tx_hold_ns, o.jbsq_k, o.qpp,
-		o.callgrind ? "true" : "false");
+		o.callgrind ? "true" : "false", o.huge ? "true" : "false");
 	write_json_latency(f);
 	fprintf(f, "  \"results\": [\n");
 	for (unsigned int i = 0; i < n_results; i++) {

@@ -135,8 +135,11 @@ class Callgrind(unittest.TestCase):
         lines = bd.tables(mach, tp, main, cg, {}, [], None,
                           {"mpps": 60.0, "cpu_mpps": 50.0})
         text = "\n".join(lines)
-        self.assertIn("machine: 2 CPUs (cpu), load average 1 2 3, DPDK 22.11",
-                      text)
+        self.assertIn("machine: 2 CPUs (cpu), load average 1 2 3, DPDK 22.11, "
+                      "4 KiB pages (--no-huge);", text)
+        huge = bd.tables(mach, tp, dict(main, hugepages=True), cg, {}, [],
+                         None, {"mpps": 60.0, "cpu_mpps": 50.0})
+        self.assertIn("DPDK 22.11, hugepages;", huge[0])
         jsq = next(x for x in lines if x.startswith("turbolbd jsq request"))
         # Mpps, Mpps/CPU, Ir/pkt, over testpmd, over the bench's macswap
         self.assertEqual(jsq.split()[3:], ["30.00", "40.00", "250", "0.800",

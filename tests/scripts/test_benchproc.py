@@ -73,6 +73,11 @@ class Config(unittest.TestCase):
         self.assertIn('file_prefix: pfx', y)
         self.assertIn('no_huge: true', y)
 
+    def test_hugepages(self):
+        y = benchproc.config_yaml(3, 'rr', '/x.pcap', 'p', huge=True)
+        self.assertIn('no_huge: false', y)
+        self.assertNotIn('no_huge: true', y)
+
     def test_several_null_ports(self):
         y = benchproc.config_yaml(4, 'jsq', '/x.pcap', 'p', null_ports=2)
         self.assertIn('net_null1,no-rx=1', y)
