@@ -189,7 +189,8 @@ def latency_row(x):
     and the requests arriving in one (absent from older results: -)."""
     poll = x.get("poll_ns")
     per = x.get("requests_per_poll")
-    return "%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%% %7.2f%% %7s %8s" % (
+    return ("%-8s %-8s %6d %5.2f %8d %8d %8d %9d %6d %7.3f%% %7.2f%% "
+            "%7s %8s") % (
         x["policy"], x["mode"], x["tx_hold_ns"], x["load_fraction"],
         x["residence_p50_ns"], x["residence_p99_ns"],
         x["residence_p999_ns"], x["residence_max_ns"],
