@@ -872,11 +872,18 @@ lat_once(struct bench_world *w, struct rte_mempool *pool, const char *policy,
 	return 0;
 }
 
-/* Requests per second of the measured window, the gaps left out. */
+/* The measured window in the daemon's clock, the gaps left out. */
+static uint64_t
+lat_window_tsc(const struct bench_lat *L)
+{
+	return L->t1 - L->t0 - L->gap_tsc;
+}
+
+/* Requests per second of the measured window. */
 static double
 lat_rate(const struct bench_lat *L)
 {
-	uint64_t t = L->t1 - L->t0 - L->gap_tsc;
+	uint64_t t = lat_window_tsc(L);
 
 	return t ? (double)L->measured_made * (double)L->tsc_hz / (double)t /
 			       1e6
@@ -944,8 +951,8 @@ measure_latency(struct bench_world *w, struct rte_mempool *pool,
 		x->gap_ms = (double)L->gap_tsc * 1e3 / (double)L->tsc_hz;
 		x->backlogged = L->backlogged;
 		x->poll_ns = L->measured_polls
-				     ? (double)(L->t1 - L->t0 - L->gap_tsc) *
-					       1e9 / (double)L->tsc_hz /
+				     ? (double)lat_window_tsc(L) * 1e9 /
+					       (double)L->tsc_hz /
 					       (double)L->measured_polls
 				     : 0;
 		x->requests_per_poll =

@@ -199,6 +199,23 @@ arrive(struct bench_lat *L, struct rte_mbuf *m, uint64_t tsc, uint32_t poll)
 	return true;
 }
 
+/* A spare request arrives at tsc, before poll `poll`: false when every
+ * spare is in flight or the uplink ring refused it (it stays spare). */
+static inline bool
+arrive_spare(struct bench_lat *L, struct stack *req, uint64_t tsc,
+	     uint32_t poll)
+{
+	struct rte_mbuf *m = pop(req);
+
+	if (m == NULL)
+		return false;
+	if (!arrive(L, m, tsc, poll)) {
+		push(req, m);
+		return false;
+	}
+	return true;
+}
+
 static int
 alloc_stacks(struct bench_lat *L, struct stack *req, struct stack *resp)
 {
@@ -280,34 +297,19 @@ bench_latency_run(void *arg)
 			/* Saturation: the uplink never runs dry. */
 			unsigned int have = rte_ring_count(w->up_rx[0]);
 
-			for (; have < LAT_RX_RING && req.n != 0; have++) {
-				struct rte_mbuf *m = pop(&req);
-
-				if (!arrive(L, m, now, poll)) {
-					push(&req, m);
+			for (; have < LAT_RX_RING; have++)
+				if (!arrive_spare(L, &req, now, poll))
 					break;
-				}
-			}
 		} else {
 			while (next <= now) {
-				struct rte_mbuf *m = NULL;
-
 				if (rte_ring_count(w->up_rx[0]) >=
 				    LAT_RX_RING) {
 					L->nic_dropped++;
-				} else {
-					m = pop(&req);
-					if (m != NULL &&
-					    !arrive(L, m, next, poll)) {
-						push(&req, m);
-						m = NULL;
-					}
-					if (m == NULL) {
-						/* Every spare in flight: it
-						 * arrives later. */
-						L->backlogged++;
-						break;
-					}
+				} else if (!arrive_spare(L, &req, next, poll)) {
+					/* Every spare in flight: it arrives
+					 * later. */
+					L->backlogged++;
+					break;
 				}
 				next += (uint64_t)(-log(tlb_rng_unit(&rng)) *
 						   mean_tsc);
